@@ -1,0 +1,34 @@
+"""``arena``: the command line entry point; one module per command group."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from arena.cli import demo, gin
+
+__all__ = ["main"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="arena", description="Rummy Arena: bots play Rummy-family card games.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    gin.register(commands)
+    demo.register(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        status: int = args.run(args)
+    except ValueError as error:  # every user-input error of ours is a ValueError subclass
+        print(f"arena: error: {error}", file=sys.stderr)
+        return 2
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

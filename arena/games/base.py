@@ -1,0 +1,73 @@
+"""The interface every game engine offers, and the types it shares.
+
+Engines are pure: no I/O, no clocks, no randomness except the seeded deal.  The
+referee drives any game through ``GameState`` alone; a bot is only ever shown
+``observation(seat)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+__all__ = ["GameError", "GameState", "IllegalActionError", "Outcome"]
+
+
+class GameError(Exception):
+    """Root of the errors raised by game engines."""
+
+
+class IllegalActionError(GameError, ValueError):
+    """An action the rules do not allow now.  ``rule`` names the rule broken."""
+
+    def __init__(self, message: str, rule: str = "") -> None:
+        super().__init__(f"{message} ({rule})" if rule else message)
+        self.rule = rule
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a finished game ended for each seat.
+
+    ``scores`` are the final points (higher is better); ``ranks`` give the finishing
+    order, 0 for first, equal ranks for a tie (what TrueSkill needs).
+    """
+
+    scores: tuple[int, ...]
+    ranks: tuple[int, ...]
+    winner: int | None
+
+    @classmethod
+    def from_scores(cls, scores: Sequence[int]) -> Outcome:
+        ordered = sorted(set(scores), reverse=True)
+        ranks = tuple(ordered.index(score) for score in scores)
+        best = [seat for seat, rank in enumerate(ranks) if rank == 0]
+        return cls(tuple(scores), ranks, best[0] if len(best) == 1 else None)
+
+
+A = TypeVar("A")
+
+
+class GameState(Protocol[A]):
+    """One game in progress (mutable: ``apply`` changes it in place)."""
+
+    @property
+    def num_seats(self) -> int: ...
+
+    def current_seat(self) -> int | None:
+        """The seat to act, or ``None`` once the game is over."""
+
+    def legal_actions(self) -> Sequence[A]:
+        """Every action the seat to act may take (empty once the game is over)."""
+
+    def apply(self, action: A) -> None:
+        """Play ``action`` for the seat to act; ``IllegalActionError`` if not allowed."""
+
+    def is_terminal(self) -> bool: ...
+
+    def outcome(self) -> Outcome:
+        """The result; ``GameError`` before the game is over."""
+
+    def observation(self, seat: int) -> Any:
+        """Exactly what ``seat`` may know now, and nothing else."""

@@ -1,0 +1,63 @@
+"""Gin Rummy for two players (RULES.md, Gin Rummy)."""
+
+from arena.games.gin_rummy.actions import (
+    DRAW_DISCARD,
+    DRAW_STOCK,
+    PASS,
+    Action,
+    ActionParseError,
+    Defend,
+    Discard,
+    Draw,
+    DrawSource,
+    Knock,
+    Pass,
+    discard,
+    parse_action,
+)
+from arena.games.gin_rummy.game import GameSummary, GinGame, cut_for_deal
+from arena.games.gin_rummy.hand import (
+    EventKind,
+    GinHand,
+    GinObservation,
+    HandResult,
+    KnockInfo,
+    Phase,
+    PublicEvent,
+    SeatResult,
+    Termination,
+)
+from arena.games.gin_rummy.rules import CLASSIC, PRESETS, STANDARD, GinRules, RulesError
+
+__all__ = [
+    "CLASSIC",
+    "DRAW_DISCARD",
+    "DRAW_STOCK",
+    "PASS",
+    "PRESETS",
+    "STANDARD",
+    "Action",
+    "ActionParseError",
+    "Defend",
+    "Discard",
+    "Draw",
+    "DrawSource",
+    "EventKind",
+    "GameSummary",
+    "GinGame",
+    "GinHand",
+    "GinObservation",
+    "GinRules",
+    "HandResult",
+    "Knock",
+    "KnockInfo",
+    "Pass",
+    "Phase",
+    "PublicEvent",
+    "RulesError",
+    "SeatResult",
+    "Termination",
+    "cut_for_deal",
+    "discard",
+    "parse_action",
+]

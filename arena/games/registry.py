@@ -1,0 +1,52 @@
+"""Games registered under versioned ids (``gin-rummy/standard``, ...).
+
+An id always means the same rules: changing what a rule set means takes a new id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from arena.games.gin_rummy import PRESETS, GinGame, GinRules
+
+__all__ = ["GameSpec", "UnknownGameError", "builtin_games", "find_game"]
+
+
+class UnknownGameError(LookupError):
+    """A game id that no registered game has."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameSpec:
+    """A playable rule set: how many seats, and how to start a game from a seed."""
+
+    id: str
+    description: str
+    min_seats: int
+    max_seats: int
+    rules: Any
+    new_game: Callable[[int, int], Any]  # (seed, seats) -> game state
+
+
+def _gin_spec(key: str, rules: GinRules) -> GameSpec:
+    def new_game(seed: int, seats: int) -> GinGame:
+        if seats != 2:
+            raise ValueError(f"Gin Rummy is for 2 seats, not {seats}")
+        return GinGame(rules, seed)
+
+    return GameSpec(f"gin-rummy/{key}", f"Gin Rummy, {key} rules", 2, 2, rules, new_game)
+
+
+def builtin_games() -> list[GameSpec]:
+    return [_gin_spec(key, rules) for key, rules in PRESETS.items()]
+
+
+def find_game(game_id: str, specs: Iterable[GameSpec] | None = None) -> GameSpec:
+    known = list(builtin_games() if specs is None else specs)
+    for spec in known:
+        if spec.id == game_id:
+            return spec
+    names = ", ".join(spec.id for spec in known)
+    raise UnknownGameError(f"unknown game {game_id!r}; known games: {names}")
