@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from enum import IntEnum
-from typing import Final
+from typing import ClassVar, Final
 
 __all__ = [
     "ALL_CARDS",
@@ -25,7 +25,16 @@ __all__ = [
 
 RANKS: Final = "A23456789TJQK"
 SUITS: Final = "CDHS"
-_SUIT_SYMBOLS: Final = {"♣": "C", "♦": "D", "♥": "H", "♠": "S", "♧": "C", "♢": "D", "♡": "H", "♤": "S"}
+_SUIT_SYMBOLS: Final = {
+    "♣": "C",
+    "♦": "D",
+    "♥": "H",
+    "♠": "S",
+    "♧": "C",
+    "♢": "D",
+    "♡": "H",
+    "♤": "S",
+}
 FULL_MASK: Final = (1 << 52) - 1
 
 
@@ -58,7 +67,7 @@ class Card:
     suit: Suit
     value: int
 
-    _interned: list[Card] = []
+    _interned: ClassVar[list[Card]] = []
 
     def __new__(cls, index: int) -> Card:
         try:
@@ -95,9 +104,13 @@ class Card:
         if rank_text == "10":
             rank_text = "T"
         if len(rank_text) != 1 or rank_text not in RANKS:
-            raise CardParseError(f"not a card: {text!r} (unknown rank {raw[:-1]!r}; ranks are {RANKS})")
+            raise CardParseError(
+                f"not a card: {text!r} (unknown rank {raw[:-1]!r}; ranks are {RANKS})"
+            )
         if len(suit_letter) != 1 or suit_letter not in SUITS:
-            raise CardParseError(f"not a card: {text!r} (unknown suit {suit_text!r}; suits are {SUITS})")
+            raise CardParseError(
+                f"not a card: {text!r} (unknown suit {suit_text!r}; suits are {SUITS})"
+            )
         return cls.of(RANKS.index(rank_text), SUITS.index(suit_letter))
 
     @property

@@ -272,7 +272,9 @@ def validate_layoffs(melds: Sequence[Meld], layoffs: Iterable[Layoff]) -> tuple[
         kind = _classify(new_cards)
         if kind is not melds[index].kind:
             names = " ".join(str(card) for card in cards)
-            raise InvalidMeldError(f"cannot lay off {names} on {melds[index]}: {new_cards} is not a meld")
+            raise InvalidMeldError(
+                f"cannot lay off {names} on {melds[index]}: {new_cards} is not a meld"
+            )
         result[index] = Meld(new_cards, melds[index].kind)
     return tuple(result)
 

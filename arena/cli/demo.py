@@ -18,7 +18,9 @@ def register(commands: Any) -> None:
     parser = commands.add_parser("demo", help="play one Gin Rummy game between built-in policies")
     parser.add_argument("--seed", type=int, default=1, help="deal seed (default 1)")
     parser.add_argument("--rules", choices=sorted(PRESETS), default="standard")
-    parser.add_argument("--players", nargs=2, choices=sorted(_POLICIES), default=["greedy", "random"])
+    parser.add_argument(
+        "--players", nargs=2, choices=sorted(_POLICIES), default=["greedy", "random"]
+    )
     parser.set_defaults(run=_run)
 
 
@@ -57,6 +59,8 @@ def _run(args: argparse.Namespace) -> int:
             f"{names[seat]:>10}: {summary.totals[seat]:4} points, {summary.hands_won[seat]} hands won, "
             f"box {summary.box_bonus[seat]}, game bonus {summary.game_bonus[seat]}, final {summary.final[seat]}"
         )
-    winner = "nobody (deal limit reached, tied)" if summary.winner is None else names[summary.winner]
+    winner = (
+        "nobody (deal limit reached, tied)" if summary.winner is None else names[summary.winner]
+    )
     print(f"winner: {winner}")
     return 0

@@ -19,7 +19,10 @@ def register(commands: Any) -> None:
     parser.add_argument("cards", nargs="+", metavar="CARD", help="cards like 7H TS 10c A♠")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument(
-        "--knock-limit", type=int, default=STANDARD.knock_limit, help="knock limit for the discards (default 10)"
+        "--knock-limit",
+        type=int,
+        default=STANDARD.knock_limit,
+        help="knock limit for the discards (default 10)",
     )
     parser.set_defaults(run=_run)
 
@@ -37,8 +40,12 @@ def analyze(cards: list[str], knock_limit: int) -> dict[str, Any]:
         "unmatched": [str(card) for card in arrangement.unmatched.sorted_by_rank()],
     }
     if len(hand) == 11:
-        discards = sorted(knock_discards(hand, knock_limit).items(), key=lambda item: (item[1], item[0].index))
-        result["discards"] = [{"card": str(card), "deadwood": deadwood} for card, deadwood in discards]
+        discards = sorted(
+            knock_discards(hand, knock_limit).items(), key=lambda item: (item[1], item[0].index)
+        )
+        result["discards"] = [
+            {"card": str(card), "deadwood": deadwood} for card, deadwood in discards
+        ]
     return result
 
 
@@ -56,7 +63,9 @@ def _run(args: argparse.Namespace) -> int:
     print(f"deadwood: {result['deadwood']}")
     if "discards" in result:
         if result["discards"]:
-            listed = ", ".join(f"{item['card']} ({item['deadwood']})" for item in result["discards"])
+            listed = ", ".join(
+                f"{item['card']} ({item['deadwood']})" for item in result["discards"]
+            )
             print(f"knock discards (limit {args.knock_limit}): {listed}")
         else:
             print(f"knock discards (limit {args.knock_limit}): none")

@@ -12,7 +12,9 @@ __all__ = ["main"]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="arena", description="Rummy Arena: bots play Rummy-family card games.")
+    parser = argparse.ArgumentParser(
+        prog="arena", description="Rummy Arena: bots play Rummy-family card games."
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     gin.register(commands)
     demo.register(commands)

@@ -23,7 +23,9 @@ __all__ = ["GinPolicy", "greedy_gin", "random_gin"]
 
 
 class GinPolicy(Protocol):
-    def __call__(self, observation: GinObservation, legal: Sequence[Action], rng: random.Random) -> Action: ...
+    def __call__(
+        self, observation: GinObservation, legal: Sequence[Action], rng: random.Random
+    ) -> Action: ...
 
 
 def random_gin(observation: GinObservation, legal: Sequence[Action], rng: random.Random) -> Action:

@@ -57,7 +57,9 @@ class GinGame:
 
     num_seats = 2
 
-    def __init__(self, rules: GinRules, seed: int, *, first_dealer: int | None = None, max_deals: int = 0) -> None:
+    def __init__(
+        self, rules: GinRules, seed: int, *, first_dealer: int | None = None, max_deals: int = 0
+    ) -> None:
         if seed < 0:
             raise ValueError(f"seed must be a non-negative integer, got {seed}")
         self.rules = rules
@@ -72,7 +74,13 @@ class GinGame:
 
     def _deal(self, dealer: int) -> GinHand:
         deck = shuffled_deck(derive_seed(self.seed, 1, len(self.results)))
-        return GinHand(self.rules, deck, dealer, scores=(self.totals[0], self.totals[1]), hand_number=len(self.results))
+        return GinHand(
+            self.rules,
+            deck,
+            dealer,
+            scores=(self.totals[0], self.totals[1]),
+            hand_number=len(self.results),
+        )
 
     def current_seat(self) -> int | None:
         return None if self.summary else self.hand.current_seat()
@@ -102,7 +110,9 @@ class GinGame:
         if reached:
             self._finish(reached[0], by_target=True)
         elif self.max_deals and len(self.results) >= self.max_deals:
-            leader = None if self.totals[0] == self.totals[1] else int(self.totals[1] > self.totals[0])
+            leader = (
+                None if self.totals[0] == self.totals[1] else int(self.totals[1] > self.totals[0])
+            )
             self._finish(leader, by_target=False)
         else:
             next_dealer = hand.dealer if result.winner is None else result.winner
@@ -115,7 +125,9 @@ class GinGame:
         shutout = False
         if winner is not None and by_target:
             shutout = self.totals[1 - winner] == 0
-            game_bonus[winner] = rules.shutout_bonus if shutout and rules.shutout_bonus else rules.game_bonus
+            game_bonus[winner] = (
+                rules.shutout_bonus if shutout and rules.shutout_bonus else rules.game_bonus
+            )
         self.summary = GameSummary(
             (self.totals[0], self.totals[1]),
             (self.hands_won[0], self.hands_won[1]),

@@ -251,7 +251,9 @@ class GinHand:
         if phase is Phase.LAST_DISCARD:
             assert self._seat is not None
             mask = self._hands[self._seat] | 1 << self._discards[-1].index
-            can_knock = any(c is not self._discards[-1] for c in knock_discards(CardSet(mask), self.knock_limit))
+            can_knock = any(
+                c is not self._discards[-1] for c in knock_discards(CardSet(mask), self.knock_limit)
+            )
             return [DRAW_DISCARD, PASS] if can_knock else [PASS]
         return []
 
@@ -263,7 +265,7 @@ class GinHand:
         actions: list[Action] = []
         if not self._must_knock:
             allowed = mask if forbidden is None else mask & ~(1 << forbidden.index)
-            actions = discards_of_mask(allowed)
+            actions.extend(discards_of_mask(allowed))
         if deadwood_of_mask(mask) - 10 > self.knock_limit:
             return actions  # no discard can bring the deadwood within the limit
         for card in knock_discards(CardSet(mask), self.knock_limit):
@@ -324,7 +326,9 @@ class GinHand:
             self._take_stock(seat)
         else:
             if not self._discards:
-                raise IllegalActionError("cannot draw from the discard pile: it is empty", _RULE_TURN)
+                raise IllegalActionError(
+                    "cannot draw from the discard pile: it is empty", _RULE_TURN
+                )
             self._take_discard(seat)
         self._phase = Phase.DISCARD
 
@@ -349,9 +353,13 @@ class GinHand:
 
     def _check_discard(self, seat: int, card: Card) -> None:
         if not self._hands[seat] >> card.index & 1:
-            raise IllegalActionError(f"cannot discard {card}: not in seat {seat}'s hand", _RULE_TURN)
+            raise IllegalActionError(
+                f"cannot discard {card}: not in seat {seat}'s hand", _RULE_TURN
+            )
         if card is self._forbidden:
-            raise IllegalActionError(f"cannot discard {card}: taken from the discard pile this turn", _RULE_SAME_CARD)
+            raise IllegalActionError(
+                f"cannot discard {card}: taken from the discard pile this turn", _RULE_SAME_CARD
+            )
 
     def _apply_discard(self, action: Action) -> None:
         seat = self._seat
@@ -360,9 +368,13 @@ class GinHand:
             self._apply_knock(seat, action)
             return
         if not isinstance(action, Discard):
-            raise IllegalActionError(f"cannot {action}: seat {seat} must discard or knock", _RULE_TURN)
+            raise IllegalActionError(
+                f"cannot {action}: seat {seat} must discard or knock", _RULE_TURN
+            )
         if self._must_knock:
-            raise IllegalActionError(f"cannot {action}: the last discard was taken to knock", _RULE_LAST)
+            raise IllegalActionError(
+                f"cannot {action}: the last discard was taken to knock", _RULE_LAST
+            )
         card = action.card
         self._check_discard(seat, card)
         bit = 1 << card.index
@@ -391,14 +403,19 @@ class GinHand:
             raise IllegalActionError(f"cannot knock with {card}: {error}", _RULE_KNOCK) from error
         deadwood = arrangement.deadwood
         if deadwood > self.knock_limit:
-            raise IllegalActionError(f"cannot knock with {card}: deadwood {deadwood} is above the knock limit {self.knock_limit}", _RULE_KNOCK)
+            raise IllegalActionError(
+                f"cannot knock with {card}: deadwood {deadwood} is above the knock limit {self.knock_limit}",
+                _RULE_KNOCK,
+            )
         self._hands[seat] = rest.mask
         self._seen[seat] &= ~(1 << card.index)
         self._knock_card = card
         self._forbidden = None
         self._must_knock = False
         self._knock = KnockInfo(seat, arrangement.melds, arrangement.unmatched)
-        self.events.append(PublicEvent(EventKind.KNOCK, seat, None, arrangement.melds, arrangement.unmatched))
+        self.events.append(
+            PublicEvent(EventKind.KNOCK, seat, None, arrangement.melds, arrangement.unmatched)
+        )
         if deadwood == 0:
             self._finish_gin(seat)
         else:
@@ -409,14 +426,18 @@ class GinHand:
         seat, knock = self._seat, self._knock
         assert seat is not None and knock is not None
         if not isinstance(action, Defend):
-            raise IllegalActionError(f"cannot {action}: seat {seat} must lay down and lay off", _RULE_LAYOFF)
+            raise IllegalActionError(
+                f"cannot {action}: seat {seat} must lay down and lay off", _RULE_LAYOFF
+            )
         hand = CardSet(self._hands[seat])
         try:
             laid = CardSet.of(layoff.card for layoff in action.layoffs)
         except CardParseError as error:
             raise IllegalActionError(f"cannot lay off: {error}", _RULE_LAYOFF) from error
         if not laid <= hand:
-            raise IllegalActionError(f"cannot lay off {laid - hand}: not in seat {seat}'s hand", _RULE_LAYOFF)
+            raise IllegalActionError(
+                f"cannot lay off {laid - hand}: not in seat {seat}'s hand", _RULE_LAYOFF
+            )
         try:
             own = Arrangement.of(hand - laid, action.melds)
             validate_layoffs(knock.melds, action.layoffs)
@@ -431,8 +452,17 @@ class GinHand:
         else:
             termination, winner = Termination.KNOCK, knock.seat
             points *= deadwood - knocker_deadwood
-        self.events.append(PublicEvent(EventKind.DEFEND, seat, None, own.melds, own.unmatched, action.layoffs))
-        defender = SeatResult(hand, own.melds, action.layoffs, own.unmatched, deadwood, points if winner == seat else 0)
+        self.events.append(
+            PublicEvent(EventKind.DEFEND, seat, None, own.melds, own.unmatched, action.layoffs)
+        )
+        defender = SeatResult(
+            hand,
+            own.melds,
+            action.layoffs,
+            own.unmatched,
+            deadwood,
+            points if winner == seat else 0,
+        )
         self._finish(termination, winner, points, defender)
 
     def _finish_gin(self, knocker: int) -> None:
@@ -443,7 +473,9 @@ class GinHand:
         result = SeatResult(hand, own.melds, (), own.unmatched, own.deadwood, 0)
         self._finish(Termination.GIN, knocker, points, result)
 
-    def _finish(self, termination: Termination, winner: int, points: int, defender: SeatResult) -> None:
+    def _finish(
+        self, termination: Termination, winner: int, points: int, defender: SeatResult
+    ) -> None:
         knock = self._knock
         assert knock is not None
         knocker = SeatResult(
@@ -455,15 +487,40 @@ class GinHand:
             points if winner == knock.seat else 0,
         )
         seats = (knocker, defender) if knock.seat == 0 else (defender, knocker)
-        self._end(HandResult(termination, winner, knock.seat, points, seats, self.knock_limit, self.doubled, self._knock_card))
+        self._end(
+            HandResult(
+                termination,
+                winner,
+                knock.seat,
+                points,
+                seats,
+                self.knock_limit,
+                self.doubled,
+                self._knock_card,
+            )
+        )
 
     def _finish_draw(self) -> None:
         seats = []
         for seat in (0, 1):
             hand = CardSet(self._hands[seat])
             arrangement = best_arrangement(hand)
-            seats.append(SeatResult(hand, arrangement.melds, (), arrangement.unmatched, arrangement.deadwood, 0))
-        self._end(HandResult(Termination.DRAW, None, None, 0, (seats[0], seats[1]), self.knock_limit, self.doubled))
+            seats.append(
+                SeatResult(
+                    hand, arrangement.melds, (), arrangement.unmatched, arrangement.deadwood, 0
+                )
+            )
+        self._end(
+            HandResult(
+                Termination.DRAW,
+                None,
+                None,
+                0,
+                (seats[0], seats[1]),
+                self.knock_limit,
+                self.doubled,
+            )
+        )
 
     def _end(self, result: HandResult) -> None:
         self.result = result
@@ -481,7 +538,9 @@ class GinHand:
         if action != DRAW_DISCARD:
             raise IllegalActionError(f"cannot {action}: take the last discard or pass", _RULE_LAST)
         if DRAW_DISCARD not in self.legal_actions():
-            raise IllegalActionError("cannot take the last discard: no knock would follow", _RULE_LAST)
+            raise IllegalActionError(
+                "cannot take the last discard: no knock would follow", _RULE_LAST
+            )
         self._take_discard(seat)
         self._must_knock = True
         self._phase = Phase.DISCARD
@@ -528,4 +587,3 @@ class GinHand:
         if result.winner is None:
             return Outcome(result.scores, (0, 0), None)
         return Outcome(result.scores, (0, 1) if result.winner == 0 else (1, 0), result.winner)
-
