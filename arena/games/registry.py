@@ -27,14 +27,15 @@ class GameSpec:
     min_seats: int
     max_seats: int
     rules: Any
-    new_game: Callable[[int, int], Any]  # (seed, seats) -> game state
+    # new_game(seed, seats, hands_only=..., max_deals=...) -> a game state
+    new_game: Callable[..., Any]
 
 
 def _gin_spec(key: str, rules: GinRules) -> GameSpec:
-    def new_game(seed: int, seats: int) -> GinGame:
+    def new_game(seed: int, seats: int, *, hands_only: bool = False, max_deals: int = 0) -> GinGame:
         if seats != 2:
             raise ValueError(f"Gin Rummy is for 2 seats, not {seats}")
-        return GinGame(rules, seed)
+        return GinGame(rules, seed, max_deals=max_deals, single_hand=hands_only)
 
     return GameSpec(f"gin-rummy/{key}", f"Gin Rummy, {key} rules", 2, 2, rules, new_game)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from arena.cards import Card, derive_seed, shuffled_deck
-from arena.games.base import GameError, Outcome
+from arena.games.base import GameError, IllegalActionError, Outcome
 from arena.games.gin_rummy.actions import Action
 from arena.games.gin_rummy.hand import GinHand, GinObservation, HandResult
 from arena.games.gin_rummy.rules import GinRules
@@ -53,18 +53,27 @@ class GinGame:
 
     ``max_deals`` (0 = none) stops a game that would not end, e.g. between bots that
     never knock; such a game is won by the higher total, without the game bonus.
+    ``single_hand`` makes the game one deal scored by its hand points alone (no
+    target, no bonuses): what a match of single hands plays.
     """
 
     num_seats = 2
 
     def __init__(
-        self, rules: GinRules, seed: int, *, first_dealer: int | None = None, max_deals: int = 0
+        self,
+        rules: GinRules,
+        seed: int,
+        *,
+        first_dealer: int | None = None,
+        max_deals: int = 0,
+        single_hand: bool = False,
     ) -> None:
         if seed < 0:
             raise ValueError(f"seed must be a non-negative integer, got {seed}")
         self.rules = rules
         self.seed = seed
-        self.max_deals = max_deals
+        self.max_deals = 1 if single_hand else max_deals
+        self.single_hand = single_hand
         self.totals = [0, 0]
         self.hands_won = [0, 0]
         self.results: list[HandResult] = []
@@ -96,7 +105,10 @@ class GinGame:
 
     def apply(self, action: Action, seat: int | None = None) -> None:
         if self.summary is not None:
-            raise GameError(f"cannot {action}: the game is over")
+            raise IllegalActionError(
+                f"cannot {action}: the game is over",
+                "rule 8: the game ends when a player's total reaches the target",
+            )
         hand = self.hand
         hand.apply(action, seat)
         result = hand.result
@@ -120,7 +132,8 @@ class GinGame:
 
     def _finish(self, winner: int | None, *, by_target: bool) -> None:
         rules = self.rules
-        box = (self.hands_won[0] * rules.box_bonus, self.hands_won[1] * rules.box_bonus)
+        box_bonus = 0 if self.single_hand else rules.box_bonus
+        box = (self.hands_won[0] * box_bonus, self.hands_won[1] * box_bonus)
         game_bonus = [0, 0]
         shutout = False
         if winner is not None and by_target:

@@ -148,6 +148,7 @@ class GinObservation:
     stock_size: int
     opponent_hand_size: int
     opponent_known: CardSet  # cards the opponent took from the discard pile and still holds
+    own_known: CardSet  # cards this seat took from the discard pile and still holds
     knock_limit: int
     doubled: bool
     forbidden_discard: Card | None  # taken from the discard pile this turn
@@ -162,6 +163,8 @@ _RULE_KNOCK = "rule 4: knock only with deadwood at most the knock limit"
 _RULE_LAYOFF = "rule 5: the defender lays off on the knocker's melds"
 _RULE_FIRST = "first turn: the non-dealer, then the dealer, may take the upcard"
 _RULE_LAST = "last-discard variant: take the last discard only to knock or go gin"
+_RULE_ORDER = "turn order: only the seat to act may act"
+_RULE_OVER = "rules 4-7: the hand has ended (knock, gin or two cards left in the stock)"
 
 
 class GinHand:
@@ -287,9 +290,11 @@ class GinHand:
     def apply(self, action: Action, seat: int | None = None) -> None:
         """Play ``action`` for the seat to act (``seat``, if given, must be that seat)."""
         if self.result is not None:
-            raise IllegalActionError(f"cannot {action}: the hand is over")
+            raise IllegalActionError(f"cannot {action}: the hand is over", _RULE_OVER)
         if seat is not None and seat != self._seat:
-            raise IllegalActionError(f"seat {seat} cannot {action}: it is seat {self._seat}'s turn")
+            raise IllegalActionError(
+                f"seat {seat} cannot {action}: it is seat {self._seat}'s turn", _RULE_ORDER
+            )
         phase = self._phase
         if phase is Phase.DRAW:
             self._apply_draw(action)
@@ -561,6 +566,7 @@ class GinHand:
             stock_size=len(self._stock),
             opponent_hand_size=self._hands[other].bit_count(),
             opponent_known=CardSet(self._seen[other]),
+            own_known=CardSet(self._seen[seat]),
             knock_limit=self.knock_limit,
             doubled=self.doubled,
             forbidden_discard=self._forbidden if self._seat == seat else None,
