@@ -100,7 +100,8 @@ class Card:
         if len(raw) < 2:
             raise CardParseError(f"not a card: {text!r} (expected rank then suit, like 7H or TS)")
         rank_text, suit_text = raw[:-1].upper(), raw[-1]
-        suit_letter = _SUIT_SYMBOLS.get(suit_text, suit_text.upper())
+        # ASCII-only upper-casing: the long s (U+017F) upper-cases to "S".
+        suit_letter = _SUIT_SYMBOLS.get(suit_text, suit_text.upper() if suit_text.isascii() else "")
         if rank_text == "10":
             rank_text = "T"
         if len(rank_text) != 1 or rank_text not in RANKS:
@@ -118,6 +119,9 @@ class Card:
         return 1 << self.index
 
     def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("Card is immutable")
+
+    def __delattr__(self, name: str) -> None:
         raise AttributeError("Card is immutable")
 
     def __str__(self) -> str:
@@ -182,6 +186,13 @@ class CardSet:
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("CardSet is immutable")
 
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError("CardSet is immutable")
+
+    def __reduce__(self) -> tuple[type[CardSet], tuple[int]]:
+        # The default slot-state protocol would go through the blocked __setattr__.
+        return (CardSet, (self.mask,))
+
     def __iter__(self) -> Iterator[Card]:
         mask = self.mask
         interned = Card._interned
@@ -200,28 +211,44 @@ class CardSet:
         return isinstance(card, Card) and bool(self.mask >> card.index & 1)
 
     def __or__(self, other: CardSet) -> CardSet:
+        if not isinstance(other, CardSet):
+            return NotImplemented
         return CardSet(self.mask | other.mask)
 
     def __and__(self, other: CardSet) -> CardSet:
+        if not isinstance(other, CardSet):
+            return NotImplemented
         return CardSet(self.mask & other.mask)
 
     def __sub__(self, other: CardSet) -> CardSet:
+        if not isinstance(other, CardSet):
+            return NotImplemented
         return CardSet(self.mask & ~other.mask)
 
     def __xor__(self, other: CardSet) -> CardSet:
+        if not isinstance(other, CardSet):
+            return NotImplemented
         return CardSet(self.mask ^ other.mask)
 
     def __le__(self, other: CardSet) -> bool:
+        if not isinstance(other, CardSet):
+            return NotImplemented
         return self.mask & ~other.mask == 0
 
     def __lt__(self, other: CardSet) -> bool:
-        return self.mask != other.mask and self <= other
+        if not isinstance(other, CardSet):
+            return NotImplemented
+        return self.mask != other.mask and self.mask & ~other.mask == 0
 
     def __ge__(self, other: CardSet) -> bool:
-        return other <= self
+        if not isinstance(other, CardSet):
+            return NotImplemented
+        return other.mask & ~self.mask == 0
 
     def __gt__(self, other: CardSet) -> bool:
-        return other < self
+        if not isinstance(other, CardSet):
+            return NotImplemented
+        return self.mask != other.mask and other.mask & ~self.mask == 0
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, CardSet) and self.mask == other.mask

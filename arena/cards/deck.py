@@ -26,6 +26,8 @@ def _mix(z: int) -> int:
 
 def derive_seed(seed: int, *path: int) -> int:
     """A 64-bit seed for a sub-stream (e.g. hand ``k`` of game ``g``) of ``seed``."""
+    if not 0 <= seed <= _MASK64:
+        raise ValueError(f"seed must be an integer in 0..2**64-1, got {seed}")
     value = _mix(seed & _MASK64)
     for part in path:
         value = _mix((value ^ (part & _MASK64)) + 0x9E3779B97F4A7C15 & _MASK64)
@@ -38,9 +40,9 @@ class SeededRng:
     __slots__ = ("_state",)
 
     def __init__(self, seed: int) -> None:
-        if seed < 0:
-            raise ValueError(f"seed must be a non-negative integer, got {seed}")
-        self._state = seed & _MASK64
+        if not 0 <= seed <= _MASK64:
+            raise ValueError(f"seed must be an integer in 0..2**64-1, got {seed}")
+        self._state = seed
 
     def next_u64(self) -> int:
         self._state = (self._state + 0x9E3779B97F4A7C15) & _MASK64
@@ -48,8 +50,9 @@ class SeededRng:
 
     def below(self, bound: int) -> int:
         """Uniform integer in ``[0, bound)`` without modulo bias."""
-        if bound <= 0:
-            raise ValueError(f"bound must be positive, got {bound}")
+        if not 0 < bound <= 1 << 64:
+            # Above 2**64 no 64-bit draw could be accepted: the loop would never end.
+            raise ValueError(f"bound must be in 1..2**64, got {bound}")
         limit = (1 << 64) - (1 << 64) % bound
         while True:
             value = self.next_u64()

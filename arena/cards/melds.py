@@ -204,7 +204,10 @@ def best_arrangement(hand: CardSet) -> Arrangement:
             choices.append(options)
             ranks.append(rank)
     best: tuple[int, list[int], tuple[tuple[int, ...], ...]] | None = None
-    for combo in product(*choices):
+    # Fewest sets first (a stable sort keeps the fixed order among equals), so the
+    # first arrangement with the least deadwood has the fewest sets.
+    combos = sorted(product(*choices), key=lambda combo: sum(1 for suits in combo if suits))
+    for combo in combos:
         rest = list(suits)
         for rank, set_suits in zip(ranks, combo, strict=True):
             for s in set_suits:

@@ -28,7 +28,9 @@ def register(commands: Any) -> None:
 
 
 def analyze(cards: list[str], knock_limit: int) -> dict[str, Any]:
-    """The analysis as a JSON-ready dict; ``CardParseError`` for bad input."""
+    """The analysis as a JSON-ready dict; ``ValueError`` (``CardParseError``) for bad input."""
+    if not 0 <= knock_limit <= 100:  # the range GinRules accepts
+        raise ValueError(f"--knock-limit must be 0..100, got {knock_limit}")
     parsed = [Card.parse(text) for text in cards]
     hand = CardSet.of(parsed)  # raises on a duplicate
     if len(hand) not in (10, 11):

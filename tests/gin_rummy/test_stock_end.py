@@ -11,9 +11,11 @@ third-to-last card of the stock.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
-from arena.games.gin_rummy import CLASSIC, STANDARD, Phase, Termination
+from arena.games.gin_rummy import CLASSIC, STANDARD, Discard, Phase, Termination
 
 from .helpers import DEALER, NON_DEALER, act, card, deal, play_stock_turns, stock_turn
 
@@ -99,3 +101,23 @@ def test_the_dealer_draws_the_third_to_last_card_when_the_upcard_was_taken():
     stock_turn(hand)
     assert hand.stock_size == 2
     assert hand.result.termination is Termination.DRAW
+
+
+def test_a_hand_that_never_reaches_the_stock_end_is_a_draw_at_the_turn_limit():
+    # Both players keep taking each other's discard: the stock never shrinks, so
+    # only the turn limit (not in the rule texts, a safety valve) ends the hand.
+    rules = replace(STANDARD, turn_limit=6)
+    hand = stock_end_hand(rules)
+    act(hand, "pass", "pass", "discard 3H")  # turn 1: the non-dealer's forced stock draw
+    stock = hand.stock_size
+    for turn in range(2, 7):
+        assert hand.result is None, f"ended before turn {turn}"
+        act(hand, "draw discard")
+        forbidden = hand.observation(hand.current_seat()).forbidden_discard
+        discard = next(a for a in hand.legal_actions() if isinstance(a, Discard))
+        assert discard.card is not forbidden
+        hand.apply(discard)
+    assert hand.stock_size == stock == 30
+    assert hand.result is not None
+    assert hand.result.termination is Termination.DRAW
+    assert hand.result.points == 0

@@ -204,6 +204,7 @@ class GinHand:
         self._seen = [0, 0]
         self._forbidden: Card | None = None
         self._must_knock = False
+        self._turns = 0  # turns completed by a discard
         self._phase = Phase.FIRST_UPCARD
         self._seat: int | None = first
         self._knock: KnockInfo | None = None
@@ -388,6 +389,10 @@ class GinHand:
         self._discards.append(card)
         self._forbidden = None
         self.events.append(PublicEvent(EventKind.DISCARD, seat, card))
+        self._turns += 1
+        if self._turns >= self.rules.turn_limit:
+            self._finish_draw()
+            return
         if len(self._stock) <= 2:
             if self.rules.last_discard:
                 self._seat = 1 - seat

@@ -18,7 +18,10 @@ class GinRules:
 
     ``oklahoma``: the first upcard sets the hand's knock limit (ace: gin only) and a
     spade upcard doubles the hand's score.  ``last_discard``: at two cards left the
-    opponent may take the last discard to knock or go gin.
+    opponent may take the last discard to knock or go gin.  ``turn_limit``: a hand
+    in which this many turns pass without an end is a draw; the rule texts have no
+    such rule, but without it two players taking each other's discards forever
+    would never finish (real hands take about 30 turns).
     """
 
     name: str = "standard"
@@ -31,10 +34,13 @@ class GinRules:
     box_bonus: int = 0
     oklahoma: bool = False
     last_discard: bool = False
+    turn_limit: int = 200
 
     def __post_init__(self) -> None:
         if not 0 <= self.knock_limit <= 100:
             raise RulesError(f"knock_limit must be 0..100, got {self.knock_limit}")
+        if self.turn_limit < 1:
+            raise RulesError(f"turn_limit must be positive, got {self.turn_limit}")
         if self.target <= 0:
             raise RulesError(f"target must be positive, got {self.target}")
         for name in ("gin_bonus", "undercut_bonus", "game_bonus", "shutout_bonus", "box_bonus"):
