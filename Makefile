@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 REFERENCE_STAMP := $(VENV)/.reference
 
-.PHONY: run test bench lint install clean
+.PHONY: run test bench lint install clean proto
 
 install: $(STAMP)
 
@@ -35,6 +35,11 @@ bench: $(STAMP) $(REFERENCE_STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check arena tests benchmarks
 	$(BIN)/mypy arena
+
+# Regenerates arena/proto/ from protos/ (tests fail when the committed code is stale).
+proto: $(STAMP)
+	rm -f arena/proto/bot_pb2*.py arena/proto/bot_pb2*.pyi
+	$(BIN)/python -m grpc_tools.protoc -Iprotos --python_out=. --grpc_python_out=. --pyi_out=. protos/arena/proto/bot.proto
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

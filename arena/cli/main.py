@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from arena.cli import demo, gin
+from arena.cli import demo, gin, match, replay
 
 __all__ = ["main"]
 
@@ -18,6 +18,8 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     gin.register(commands)
     demo.register(commands)
+    match.register(commands)
+    replay.register(commands)
     return parser
 
 

@@ -1,0 +1,162 @@
+"""``arena match A B``: play a match between two bots and report the result."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+from arena.bots import BUILTIN_BOTS
+from arena.games.registry import find_game
+from arena.hosting.launcher import HostedBot, LaunchSettings, host_bot
+from arena.referee.match import MatchConfig, Seat, play_match
+from arena.referee.observers import MatchObserver
+from arena.referee.replay import ReplayWriter
+from arena.referee.results import MatchResult
+from arena.referee.settings import FaultPolicy, SettingsError, TimeControl
+
+__all__ = ["register"]
+
+
+def register(commands: Any) -> None:
+    parser = commands.add_parser("match", help="play a match between two bots")
+    parser.add_argument(
+        "bots",
+        nargs=2,
+        metavar="BOT",
+        help="bot name, manifest file, grpc://HOST:PORT or unix:PATH",
+    )
+    parser.add_argument("--games", type=int, default=10, help="games to play (default 10)")
+    parser.add_argument(
+        "--seed", type=int, default=0, help="deal seed: the same seed gives the same deals"
+    )
+    parser.add_argument(
+        "--rules", default="standard", help="rule set of the game (default standard)"
+    )
+    parser.add_argument("--game", default="gin-rummy", help="game family (default gin-rummy)")
+    parser.add_argument("--hands", action="store_true", help="each game is a single hand")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--replays", type=Path, help="write the replay (and bots' stderr logs) into this folder"
+    )
+    parser.add_argument(
+        "--in-process", action="store_true", help="run Python bots inside the referee (debugging)"
+    )
+    parser.add_argument("--verbose", action="store_true", help="print every decision")
+    parser.add_argument("--sandbox", default="auto", choices=["auto", "none", "limits", "bwrap"])
+    parser.add_argument(
+        "--faults", default="forfeit", help="fault policy: forfeit or random[:K] (default forfeit)"
+    )
+    defaults = TimeControl()
+    parser.add_argument(
+        "--decision-ms", type=int, default=defaults.decision_ms, help="free time per decision"
+    )
+    parser.add_argument("--bank-ms", type=int, default=defaults.bank_ms, help="time bank per game")
+    parser.add_argument(
+        "--startup-ms", type=int, default=defaults.startup_ms, help="time to start and shake hands"
+    )
+    parser.set_defaults(run=_run)
+
+
+class _VerbosePrinter(MatchObserver):
+    def __init__(self, names: list[str]) -> None:
+        self.names = names
+
+    def on_record(self, record: dict[str, Any]) -> None:
+        kind = record["type"]
+        if kind == "action":
+            flag = " (replaced)" if record.get("replaced") else ""
+            comment = f"  # {record['comment']}" if record.get("comment") else ""
+            print(
+                f"g{record['game']} h{record['hand']} {self.names[record['seat']]:>12}: "
+                f"{record['action']}{flag} [{record['ms']:.2f} ms]{comment}",
+                file=sys.stderr,
+            )
+        elif kind == "fault":
+            print(
+                f"FAULT {self.names[record['seat']]}: {record['status']}: {record['reason']} -> {record['consequence']}",
+                file=sys.stderr,
+            )
+        elif kind == "hand_end":
+            result = record["result"]
+            print(
+                f"g{record['game']} h{record['hand']} ended: {result['termination']}, winner {result['winner']}, {result['points']} points",
+                file=sys.stderr,
+            )
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.games < 1:
+        raise SettingsError(f"--games must be at least 1, got {args.games}")
+    if args.seed < 0:
+        raise SettingsError(f"--seed must be non-negative, got {args.seed}")
+    spec = find_game(f"{args.game}/{args.rules}")
+    time_control = TimeControl(args.startup_ms, args.decision_ms, args.bank_ms)
+    policy = FaultPolicy.parse(args.faults)
+    config = MatchConfig(
+        spec,
+        games=args.games,
+        seed=args.seed,
+        hands_only=args.hands,
+        time_control=time_control,
+        fault_policy=policy,
+    )
+    run_dir = args.replays / config.match_id if args.replays else None
+    settings = LaunchSettings(
+        sandbox=args.sandbox,
+        run_dir=run_dir,
+        startup_seconds=args.startup_ms / 1000,
+        in_process=args.in_process,
+    )
+    with ExitStack() as stack:
+        hosted: list[HostedBot] = []
+        for reference in args.bots:
+            bot = host_bot(reference, settings, BUILTIN_BOTS)
+            stack.callback(bot.close)
+            hosted.append(bot)
+        seats = [
+            Seat(bot.connection, bot.name, bot.sandbox, bot.stderr_path, bot.start_fault)
+            for bot in hosted
+        ]
+        observers: list[MatchObserver] = []
+        replay_path = None
+        if args.replays:
+            replay_path = args.replays / f"{config.match_id}.jsonl"
+            observers.append(ReplayWriter(replay_path))
+        if args.verbose:
+            observers.append(_VerbosePrinter([seat.name for seat in seats]))
+        result = play_match(config, seats, observers)
+        result.replay_path = str(replay_path) if replay_path else None
+    if args.json:
+        print(json.dumps(result.to_json()))
+    else:
+        _print_table(result)
+    return 0
+
+
+def _print_table(result: MatchResult) -> None:
+    print(
+        f"{result.game_id}, {len(result.games)} games, seed {result.seed}, faults: {result.fault_policy}"
+    )
+    header = f"{'bot':<16}{'wins':>6}{'losses':>7}{'draws':>6}{'points':>8}{'pts/game':>9}  {'win rate (95% CI)':<22}{'faults':>7}  {'ms/decision (mean, max)':<24} sandbox"
+    print(header)
+    print("-" * len(header))
+    for seat in range(len(result.seats)):
+        s = result.seat_summary(seat)
+        low, high = s["win_rate_ci95"]
+        rate = f"{s['win_rate']:.1%} ({low:.1%}-{high:.1%})"
+        timing = f"{s['mean_decision_ms']:.2f}, {s['max_decision_ms']:.1f}"
+        print(
+            f"{s['name']:<16}{s['wins']:>6}{s['losses']:>7}{s['draws']:>6}{s['points']:>8}{s['avg_points']:>9.1f}  "
+            f"{rate:<22}{s['faults']:>7}  {timing:<24} {s['sandbox']}"
+        )
+    for record in result.seats:
+        for fault in record.faults:
+            print(
+                f"fault: {record.name} game {fault.game}: {fault.status.value}: {fault.reason} -> {fault.consequence}"
+            )
+    if result.replay_path:
+        print(f"replay: {result.replay_path}")

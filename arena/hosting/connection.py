@@ -1,0 +1,259 @@
+"""What the referee talks to: a bot behind gRPC, or one in the referee's own process."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from typing import Any, Protocol
+
+import grpc
+from grpc import aio as grpc_aio
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from arena import __version__
+from arena.hosting.faults import BotFault, SeatStatus
+from arena.proto import bot_pb2 as pb
+from arena.proto import bot_pb2_grpc as pb_grpc
+from arena.protocol import PROTOCOL_VERSION, ProtocolError
+from arena.sdk.bot import Bot, BotSession, report_crash
+
+__all__ = ["BotConnection", "GrpcConnection", "InProcessConnection", "handshake_request"]
+
+
+def handshake_request() -> pb.HandshakeRequest:
+    return pb.HandshakeRequest(
+        protocol_version=PROTOCOL_VERSION, referee=f"rummy-arena {__version__}"
+    )
+
+
+def check_handshake(reply: pb.HandshakeReply, where: str) -> pb.HandshakeReply:
+    if reply.protocol_version != PROTOCOL_VERSION:
+        raise BotFault(
+            SeatStatus.PROTOCOL_ERROR,
+            f"{where} speaks protocol version {reply.protocol_version}, the referee {PROTOCOL_VERSION}",
+        )
+    if not reply.name:
+        raise BotFault(SeatStatus.PROTOCOL_ERROR, f"{where} sent no name in its handshake")
+    return reply
+
+
+class BotConnection(Protocol):
+    """One bot, as the referee uses it.  Every method raises ``BotFault`` on a bot's fault.
+
+    The match methods are coroutines: the referee runs a match in one asyncio loop,
+    so a decision costs one network round trip and no thread hand-offs.
+    """
+
+    info: pb.HandshakeReply
+
+    async def start_match(self) -> None:
+        """Open the match stream."""
+
+    async def send(self, message: pb.RefereeMessage) -> None:
+        """A lifecycle message; no reply expected."""
+
+    async def decide(self, message: pb.RefereeMessage, timeout: float) -> pb.DecisionReply:
+        """Send a decision request; ``BotFault(TIMEOUT)`` after ``timeout`` seconds."""
+
+    async def end_match(self) -> None:
+        """Close the match stream (the bot may stay up for another match)."""
+
+    def close(self) -> None:
+        """Drop the connection; idempotent."""
+
+
+class GrpcConnection:
+    """A bot served over gRPC (a process we started, or any address)."""
+
+    def __init__(
+        self, address: str, label: str, *, describe_exit: Callable[[], str] | None = None
+    ) -> None:
+        self.address = address
+        self.label = label
+        self._target = address.removeprefix("grpc://")
+        self._describe_exit = describe_exit  # "process exited with status 3; stderr: ..." or ""
+        self._channel: Any = None  # the match's grpc.aio channel
+        self._call: Any = None  # the PlayMatch call
+        self._replies: asyncio.Queue[pb.BotMessage | BaseException] | None = None
+        self._reader: asyncio.Task[None] | None = None
+        self.info = pb.HandshakeReply()
+
+    def _exit_note(self) -> str:
+        note = self._describe_exit() if self._describe_exit else ""
+        return f" ({note})" if note else ""
+
+    def wait_ready(self, timeout: float) -> None:
+        """Health check until SERVING, then the handshake; all within ``timeout``."""
+        channel = grpc.insecure_channel(self._target)
+        try:
+            self.info = self._handshake(channel, timeout)
+        finally:
+            channel.close()
+
+    def _handshake(self, channel: Any, timeout: float) -> pb.HandshakeReply:
+        try:
+            grpc.channel_ready_future(channel).result(timeout=timeout)
+            status = health_pb2_grpc.HealthStub(channel).Check(
+                health_pb2.HealthCheckRequest(service=""), timeout=timeout
+            )
+        except grpc.FutureTimeoutError:
+            raise BotFault(
+                SeatStatus.START_FAILED,
+                f"{self.label} not reachable at {self.address} within {timeout:.1f}s{self._exit_note()}",
+            ) from None
+        except grpc.RpcError as error:
+            raise BotFault(
+                SeatStatus.START_FAILED,
+                f"{self.label} health check failed: {error.code().name} {error.details()}{self._exit_note()}",
+            ) from None
+        if status.status != health_pb2.HealthCheckResponse.SERVING:
+            name = health_pb2.HealthCheckResponse.ServingStatus.Name(status.status)
+            raise BotFault(SeatStatus.START_FAILED, f"{self.label} health status is {name}")
+        try:
+            reply = pb_grpc.BotStub(channel).Handshake(handshake_request(), timeout=timeout)
+        except grpc.RpcError as error:
+            raise BotFault(
+                SeatStatus.PROTOCOL_ERROR,
+                f"{self.label} refused the handshake: {error.code().name} {error.details()}{self._exit_note()}",
+            ) from None
+        return check_handshake(reply, self.label)
+
+    async def start_match(self) -> None:
+        self._channel = grpc_aio.insecure_channel(self._target)
+        self._call = pb_grpc.BotStub(self._channel).PlayMatch()
+        replies: asyncio.Queue[pb.BotMessage | BaseException] = asyncio.Queue()
+        self._replies = replies
+        call = self._call
+
+        async def read() -> None:
+            try:
+                async for message in call:
+                    replies.put_nowait(message)
+                replies.put_nowait(EOFError("the bot closed its stream"))
+            except grpc.RpcError as error:
+                replies.put_nowait(error)
+            except asyncio.CancelledError:
+                pass
+
+        self._reader = asyncio.get_running_loop().create_task(read())
+
+    async def send(self, message: pb.RefereeMessage) -> None:
+        try:
+            await self._call.write(message)
+        except (grpc.RpcError, asyncio.InvalidStateError) as error:
+            raise self._stream_fault(error) from None
+
+    async def decide(self, message: pb.RefereeMessage, timeout: float) -> pb.DecisionReply:
+        request_id = message.decision.request_id
+        await self.send(message)
+        replies = self._replies
+        assert replies is not None
+        while True:
+            try:
+                async with asyncio.timeout(max(timeout, 0.0)):
+                    item = await replies.get()
+            except TimeoutError:
+                raise BotFault(
+                    SeatStatus.TIMEOUT,
+                    f"no reply to request {request_id} within {timeout * 1000:.0f} ms",
+                ) from None
+            if isinstance(item, BaseException):
+                replies.put_nowait(item)  # the stream stays broken for later calls
+                raise self._stream_fault(item)
+            if item.WhichOneof("body") != "decision":
+                raise BotFault(
+                    SeatStatus.PROTOCOL_ERROR,
+                    f"expected a DecisionReply, got {item.WhichOneof('body') or 'an empty BotMessage'}",
+                )
+            if item.decision.request_id == request_id:
+                return item.decision
+            if item.decision.request_id > request_id:
+                raise BotFault(
+                    SeatStatus.PROTOCOL_ERROR,
+                    f"reply to unknown request {item.decision.request_id}",
+                )
+            # else: a late reply to an earlier request that already timed out: drop it
+
+    def _stream_fault(self, error: BaseException) -> BotFault:
+        if isinstance(error, grpc.RpcError):
+            code = error.code()
+            details = error.details() or ""
+            if code == grpc.StatusCode.INTERNAL and "raised" in details:
+                return BotFault(SeatStatus.CRASHED, f"{self.label}: {details}")
+            if code in (
+                grpc.StatusCode.UNAVAILABLE,
+                grpc.StatusCode.CANCELLED,
+                grpc.StatusCode.UNKNOWN,
+                grpc.StatusCode.INTERNAL,
+            ):
+                return BotFault(
+                    SeatStatus.CRASHED,
+                    f"{self.label} connection lost: {code.name} {details}{self._exit_note()}",
+                )
+            return BotFault(
+                SeatStatus.PROTOCOL_ERROR,
+                f"{self.label} ended the match stream: {code.name} {details}",
+            )
+        return BotFault(SeatStatus.CRASHED, f"{self.label}: {error}{self._exit_note()}")
+
+    async def end_match(self) -> None:
+        """Half-close the stream, give the bot a moment to finish, then drop the channel."""
+        call, reader, channel = self._call, self._reader, self._channel
+        self._call = self._reader = self._channel = None
+        if call is not None:
+            with contextlib.suppress(grpc.RpcError, asyncio.InvalidStateError):
+                await call.done_writing()
+        if reader is not None:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(1.0):
+                    await reader
+            reader.cancel()
+        if call is not None:
+            call.cancel()
+        if channel is not None:
+            await channel.close()
+
+    def close(self) -> None:
+        """Nothing to do outside a match: the match channel closes in ``end_match``."""
+
+
+class InProcessConnection:
+    """A Python bot called directly in the referee's process (breakpoints work).
+
+    Messages still go through the protocol conversion, so the bot sees exactly
+    what it would see over gRPC.  There is no preemption: a timeout is noticed
+    only after the bot returns.
+    """
+
+    def __init__(self, bot: Bot) -> None:
+        self.bot = bot
+        self.label = bot.name
+        self._session = BotSession(bot)
+        try:
+            self.info = check_handshake(self._session.handshake(handshake_request()), bot.name)
+        except ProtocolError as error:
+            raise BotFault(SeatStatus.PROTOCOL_ERROR, str(error)) from error
+
+    async def start_match(self) -> None:
+        self._session = BotSession(self.bot)
+
+    async def send(self, message: pb.RefereeMessage) -> None:
+        try:
+            self._session.handle(message)
+        except Exception:
+            raise BotFault(SeatStatus.CRASHED, report_crash(self.bot)) from None
+
+    async def decide(self, message: pb.RefereeMessage, timeout: float) -> pb.DecisionReply:
+        try:
+            reply = self._session.handle(message)
+        except Exception:
+            raise BotFault(SeatStatus.CRASHED, report_crash(self.bot)) from None
+        assert reply is not None
+        return reply.decision
+
+    async def end_match(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass

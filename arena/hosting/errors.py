@@ -1,0 +1,29 @@
+"""Exceptions raised by the hosting layer.
+
+Only misuse of the hosting API and bots that cannot be started raise; once a bot
+is running, what it does is data for the referee (see STYLE.md §7).
+"""
+
+from __future__ import annotations
+
+__all__ = ["BotStartError", "HostingError", "ManifestError"]
+
+
+class HostingError(Exception):
+    """Root of every error raised by :mod:`arena.hosting`."""
+
+
+class ManifestError(HostingError, ValueError):
+    """A bot manifest is unreadable or invalid.
+
+    The message names the file, the field and, where it can be found, the line:
+    ``bots/x.toml:7: field 'limits.memory_mb' must be a positive integer, got 'lots'``.
+    """
+
+
+class BotStartError(HostingError):
+    """A bot process could not be started, exited early, or never became ready.
+
+    The message carries the exit status (when there is one) and the last lines
+    of the bot's stderr.
+    """

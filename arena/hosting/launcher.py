@@ -1,0 +1,144 @@
+"""From a bot reference (name, manifest, address) to a connected bot.
+
+References:
+- ``grpc://HOST:PORT`` or ``unix:/PATH``: a bot someone else started (a debugger
+  session, another host).  Nothing is launched or sandboxed.
+- a path to a ``.toml`` manifest: its command is launched in the sandbox.
+- a bot name: a registered Python bot, launched in its own process through the
+  SDK (or, with ``in_process``, called inside the referee).
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from arena.hosting.connection import BotConnection, GrpcConnection, InProcessConnection
+from arena.hosting.errors import HostingError
+from arena.hosting.faults import BotFault, SeatStatus
+from arena.hosting.limits import Limits
+from arena.hosting.manifest import BotCommand, load_manifest
+from arena.hosting.process import BotProcess
+from arena.hosting.sandbox import SandboxLevel, resolve_level
+from arena.sdk import Bot
+
+__all__ = ["HostedBot", "LaunchSettings", "UnknownBotError", "host_bot"]
+
+
+class UnknownBotError(HostingError, LookupError):
+    """A reference that is no address, no manifest and no registered bot."""
+
+
+@dataclass(frozen=True)
+class LaunchSettings:
+    sandbox: str = "auto"  # auto | none | limits | bwrap
+    run_dir: Path | None = None  # where sockets, work dirs and stderr logs go
+    startup_seconds: float = 10.0
+    in_process: bool = False
+    limits: Limits = field(default_factory=Limits)
+
+
+@dataclass
+class HostedBot:
+    """A connected bot and whatever was started for it; ``close`` stops it all."""
+
+    reference: str
+    connection: BotConnection | None
+    sandbox: str
+    process: BotProcess | None = None
+    stderr_path: str | None = None
+    start_fault: BotFault | None = None
+
+    @property
+    def name(self) -> str:
+        info = getattr(self.connection, "info", None)
+        return info.name if info is not None and info.name else self.reference
+
+    def close(self) -> None:
+        if self.connection is not None:
+            self.connection.close()
+        if self.process is not None:
+            self.process.kill()
+
+
+def _is_address(reference: str) -> bool:
+    return reference.startswith(("grpc://", "unix:"))
+
+
+def host_bot(
+    reference: str,
+    settings: LaunchSettings,
+    python_bots: Mapping[str, Callable[[], Bot]],
+) -> HostedBot:
+    """Start (or reach) the bot and shake hands.
+
+    A bot that fails to come up is not an exception: the result carries a
+    ``start_fault`` and the referee forfeits its games.  Bad references and
+    manifests raise (``HostingError``), since the user must fix them.
+    """
+    if _is_address(reference):
+        connection = GrpcConnection(reference, reference)
+        try:
+            connection.wait_ready(settings.startup_seconds)
+        except BotFault as fault:
+            connection.close()
+            return HostedBot(reference, None, "external", start_fault=fault)
+        return HostedBot(reference, connection, "external")
+    if reference in python_bots and settings.in_process:
+        try:
+            return HostedBot(reference, InProcessConnection(python_bots[reference]()), "in-process")
+        except BotFault as fault:
+            return HostedBot(reference, None, "in-process", start_fault=fault)
+    if reference in python_bots:
+        command = BotCommand(
+            name=reference,
+            argv=(sys.executable, "-m", "arena.hosting.serve_python_bot", reference),
+            cwd=None,
+            env={},
+            limits=settings.limits,
+            source=f"python bot {reference!r}",
+        )
+    elif reference.endswith(".toml") or Path(reference).is_file():
+        command = load_manifest(Path(reference))
+    else:
+        known = ", ".join(sorted(python_bots)) or "none"
+        raise UnknownBotError(
+            f"unknown bot {reference!r}: not a grpc://HOST:PORT or unix:PATH address, "
+            f"not a manifest file, not a registered bot (registered: {known})"
+        )
+    return _launch(reference, command, settings)
+
+
+def _launch(reference: str, command: BotCommand, settings: LaunchSettings) -> HostedBot:
+    level: SandboxLevel = resolve_level(settings.sandbox)
+    run_dir = settings.run_dir or Path(tempfile.mkdtemp(prefix="arena-run-"))
+    process = BotProcess.start(command, level, run_dir)
+    hosted = HostedBot(reference, None, process.level.value, process, str(process.stderr_path))
+    try:
+        process.wait_ready(settings.startup_seconds)
+        connection = GrpcConnection(
+            process.address, command.name, describe_exit=lambda: _exit_note(process)
+        )
+        hosted.connection = connection
+        connection.wait_ready(settings.startup_seconds)
+    except HostingError as error:
+        hosted.start_fault = BotFault(SeatStatus.START_FAILED, str(error))
+    except BotFault as fault:
+        hosted.start_fault = fault
+    if hosted.start_fault is not None:
+        hosted.close()
+        hosted.connection = None
+    return hosted
+
+
+def _exit_note(process: BotProcess) -> str:
+    """How a dead bot process ended, for fault reasons ("" while it runs)."""
+    code = process.returncode()
+    if code is None:
+        return ""
+    how = f"killed by signal {-code}" if code < 0 else f"exited with status {code}"
+    tail = process.stderr_tail(5).strip()
+    return f"process {how}" + (f"; stderr: {tail}" if tail else "")

@@ -1,0 +1,1 @@
+"""Generated protobuf and gRPC code only (``make proto``); nothing hand-written."""

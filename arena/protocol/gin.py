@@ -1,0 +1,425 @@
+"""Gin Rummy <-> protocol messages, and the table the referee drives a Gin game through."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from typing import Any
+
+from arena.cards import Card, CardSet, InvalidMeldError
+from arena.games.base import IllegalActionError, Outcome
+from arena.games.gin_rummy import (
+    DRAW_DISCARD,
+    DRAW_STOCK,
+    PASS,
+    Action,
+    Defend,
+    Discard,
+    Draw,
+    EventKind,
+    GinGame,
+    GinHand,
+    GinObservation,
+    GinRules,
+    HandResult,
+    Knock,
+    KnockInfo,
+    Pass,
+    Phase,
+    PublicEvent,
+    discard,
+    parse_action,
+)
+from arena.proto import bot_pb2 as pb
+from arena.protocol.common import (
+    ProtocolError,
+    card_from_text,
+    cards_from_texts,
+    cards_to_texts,
+    layoff_from_proto,
+    layoff_to_proto,
+    meld_from_proto,
+    melds_to_proto,
+)
+
+__all__ = [
+    "GinTable",
+    "action_from_proto",
+    "action_to_proto",
+    "hand_result_record",
+    "new_table",
+    "observation_from_proto",
+    "observation_to_proto",
+    "rules_map",
+]
+
+_PHASES = {
+    Phase.FIRST_UPCARD: pb.PHASE_FIRST_UPCARD,
+    Phase.DRAW: pb.PHASE_DRAW,
+    Phase.DISCARD: pb.PHASE_DISCARD,
+    Phase.DEFEND: pb.PHASE_DEFEND,
+    Phase.LAST_DISCARD: pb.PHASE_LAST_DISCARD,
+    Phase.OVER: pb.PHASE_OVER,
+}
+_PHASES_BACK = {value: key for key, value in _PHASES.items()}
+_EVENTS = {
+    EventKind.UPCARD: pb.Event.KIND_UPCARD,
+    EventKind.PASS: pb.Event.KIND_PASS,
+    EventKind.DRAW_STOCK: pb.Event.KIND_DRAW_STOCK,
+    EventKind.DRAW_DISCARD: pb.Event.KIND_DRAW_DISCARD,
+    EventKind.DISCARD: pb.Event.KIND_DISCARD,
+    EventKind.KNOCK: pb.Event.KIND_KNOCK,
+    EventKind.DEFEND: pb.Event.KIND_DEFEND,
+    EventKind.HAND_OVER: pb.Event.KIND_HAND_OVER,
+}
+
+
+def rules_map(rules: GinRules) -> dict[str, str]:
+    """Every rule parameter as text (``MatchStart.rules``)."""
+    out: dict[str, str] = {}
+    for field in fields(rules):
+        value = getattr(rules, field.name)
+        out[field.name] = str(value).lower() if isinstance(value, bool) else str(value)
+    return out
+
+
+# ---------------------------------------------------------------- actions --
+
+_DRAW_STOCK_PB = pb.Action(draw=pb.Draw(source=pb.Draw.SOURCE_STOCK))
+_DRAW_DISCARD_PB = pb.Action(draw=pb.Draw(source=pb.Draw.SOURCE_DISCARD))
+_PASS_PB = pb.Action(**{"pass": pb.Pass()})  # "pass" is a Python keyword
+_DISCARD_PB: dict[int, pb.Action] = {}  # card index -> message, built on first use
+
+
+def action_to_proto(action: Action) -> pb.Action:
+    if isinstance(action, Discard):
+        message = _DISCARD_PB.get(action.card.index)
+        if message is None:
+            message = _DISCARD_PB[action.card.index] = pb.Action(
+                discard=pb.Discard(card=str(action.card))
+            )
+        return message
+    if isinstance(action, Draw):
+        return _DRAW_STOCK_PB if action == DRAW_STOCK else _DRAW_DISCARD_PB
+    if isinstance(action, Pass):
+        return _PASS_PB
+    if isinstance(action, Knock):
+        return pb.Action(knock=pb.Knock(card=str(action.card), melds=melds_to_proto(action.melds)))
+    return pb.Action(
+        defend=pb.Defend(
+            melds=melds_to_proto(action.melds),
+            layoffs=[layoff_to_proto(layoff) for layoff in action.layoffs],
+        )
+    )
+
+
+def action_from_proto(message: pb.Action) -> Action:
+    """A bot's action.  ``ProtocolError`` if malformed, ``IllegalActionError`` if no meld."""
+    kind = message.WhichOneof("kind")
+    try:
+        if kind == "draw":
+            if message.draw.source == pb.Draw.SOURCE_STOCK:
+                return DRAW_STOCK
+            if message.draw.source == pb.Draw.SOURCE_DISCARD:
+                return DRAW_DISCARD
+            raise ProtocolError("draw: source must be SOURCE_STOCK or SOURCE_DISCARD")
+        if kind == "pass":
+            return PASS
+        if kind == "discard":
+            return discard(card_from_text(message.discard.card, "discard.card"))
+        if kind == "knock":
+            return Knock(
+                card_from_text(message.knock.card, "knock.card"),
+                tuple(meld_from_proto(meld, "knock.melds") for meld in message.knock.melds),
+            )
+        if kind == "defend":
+            return Defend(
+                tuple(meld_from_proto(meld, "defend.melds") for meld in message.defend.melds),
+                tuple(
+                    layoff_from_proto(layoff, "defend.layoffs") for layoff in message.defend.layoffs
+                ),
+            )
+    except InvalidMeldError as error:
+        raise IllegalActionError(str(error), "rule 4/5: melds are sets or runs") from error
+    if kind is None:
+        raise ProtocolError("action: no action set")
+    raise ProtocolError(f"action: {kind} is not a Gin Rummy action")
+
+
+# ------------------------------------------------------------ observations --
+
+
+def observation_to_proto(
+    observation: GinObservation, game_id: str, game_number: int, out: pb.Observation | None = None
+) -> pb.Observation:
+    """The observation as a message, filled into ``out`` if given (no copy: hot path)."""
+    message = pb.Observation() if out is None else out
+    seat = observation.seat
+    scores = observation.scores
+    message.game_id = game_id
+    message.seat = seat
+    message.num_seats = 2
+    message.dealer = observation.dealer
+    message.phase = _PHASES[observation.phase]
+    message.to_act = -1 if observation.to_act is None else observation.to_act
+    message.game_number = game_number
+    message.hand_number = observation.hand_number
+    message.hand.extend(cards_to_texts(observation.hand))
+    message.discard_pile.extend(cards_to_texts(observation.discard_pile))
+    message.stock_size = observation.stock_size
+    own = (len(observation.hand), cards_to_texts(observation.own_known))
+    other = (observation.opponent_hand_size, cards_to_texts(observation.opponent_known))
+    for index, (size, known) in enumerate((own, other) if seat == 0 else (other, own)):
+        message.seats.add(hand_size=size, known_cards=known, score=scores[index])
+    gin = message.gin
+    gin.knock_limit = observation.knock_limit
+    gin.doubled = observation.doubled
+    knock = observation.knock
+    if knock is None:
+        gin.knocker = -1
+    else:
+        gin.knocker = knock.seat
+        gin.knocker_unmatched.extend(cards_to_texts(knock.unmatched))
+        message.table.extend(melds_to_proto(knock.melds, knock.seat))
+    if observation.forbidden_discard is not None:
+        message.forbidden_discard = str(observation.forbidden_discard)
+    return message
+
+
+def observation_from_proto(message: pb.Observation) -> GinObservation:
+    """The domain observation back from its message (what the Python SDK hands a bot)."""
+    seat = message.seat
+    other = 1 - seat
+    knock = None
+    if message.gin.knocker >= 0:
+        knock = KnockInfo(
+            message.gin.knocker,
+            tuple(meld_from_proto(meld, "observation.table") for meld in message.table),
+            cards_from_texts(message.gin.knocker_unmatched, "observation.gin.knocker_unmatched"),
+        )
+    forbidden: Card | None = None
+    if message.forbidden_discard:
+        forbidden = card_from_text(message.forbidden_discard, "observation.forbidden_discard")
+    return GinObservation(
+        seat=seat,
+        dealer=message.dealer,
+        phase=_PHASES_BACK[message.phase],
+        to_act=None if message.to_act < 0 else message.to_act,
+        hand=cards_from_texts(message.hand, "observation.hand"),
+        discard_pile=tuple(
+            card_from_text(text, "observation.discard_pile") for text in message.discard_pile
+        ),
+        stock_size=message.stock_size,
+        opponent_hand_size=message.seats[other].hand_size,
+        opponent_known=cards_from_texts(message.seats[other].known_cards, "observation.seats"),
+        own_known=cards_from_texts(message.seats[seat].known_cards, "observation.seats"),
+        knock_limit=message.gin.knock_limit,
+        doubled=message.gin.doubled,
+        forbidden_discard=forbidden,
+        knock=knock,
+        scores=(message.seats[0].score, message.seats[1].score),
+        hand_number=message.hand_number,
+    )
+
+
+def event_to_proto(event: PublicEvent) -> pb.Event:
+    message = pb.Event(kind=_EVENTS[event.kind], seat=-1 if event.seat is None else event.seat)
+    if event.card is not None:
+        message.card = str(event.card)
+    if event.melds:
+        message.melds.extend(melds_to_proto(event.melds, -1 if event.seat is None else event.seat))
+    if event.cards:
+        message.cards.extend(cards_to_texts(event.cards))
+    if event.layoffs:
+        message.layoffs.extend(layoff_to_proto(layoff) for layoff in event.layoffs)
+    return message
+
+
+# ---------------------------------------------------------------- results --
+
+
+def hand_result_to_proto(
+    result: HandResult, game_number: int, hand_number: int, scores: tuple[int, int]
+) -> pb.HandEnd:
+    return pb.HandEnd(
+        game_number=game_number,
+        hand_number=hand_number,
+        termination=result.termination.value,
+        winner=-1 if result.winner is None else result.winner,
+        seats=[
+            pb.SeatReveal(
+                hand=cards_to_texts(seat.hand),
+                melds=melds_to_proto(seat.melds, index),
+                layoffs=[layoff_to_proto(layoff) for layoff in seat.layoffs],
+                unmatched=cards_to_texts(seat.unmatched),
+                deadwood=seat.deadwood,
+                points=seat.points,
+            )
+            for index, seat in enumerate(result.seats)
+        ],
+        scores=list(scores),
+        knock_discard="" if result.knock_discard is None else str(result.knock_discard),
+    )
+
+
+def hand_result_record(result: HandResult) -> dict[str, Any]:
+    """A hand result as plain JSON for replays."""
+    return {
+        "termination": result.termination.value,
+        "winner": result.winner,
+        "knocker": result.knocker,
+        "points": result.points,
+        "knock_limit": result.knock_limit,
+        "doubled": result.doubled,
+        "knock_discard": None if result.knock_discard is None else str(result.knock_discard),
+        "seats": [
+            {
+                "hand": str(seat.hand),
+                "melds": [str(meld) for meld in seat.melds],
+                "layoffs": [str(layoff) for layoff in seat.layoffs],
+                "unmatched": str(seat.unmatched),
+                "deadwood": seat.deadwood,
+                "points": seat.points,
+            }
+            for seat in result.seats
+        ],
+    }
+
+
+# ------------------------------------------------------------------ table --
+
+
+class GinTable:
+    """A Gin Rummy game as the referee sees it: state plus the messages about it."""
+
+    family = "gin-rummy"
+
+    def __init__(self, game_id: str, game: GinGame) -> None:
+        self.game_id = game_id
+        self.game = game
+        self._seen = [0, 0]  # per seat: how many events of the current hand it was sent
+        self._hand: GinHand | None = None  # the hand HandStart was last sent for
+        self._reported = 0  # hand results already reported
+        self.legal: list[Action] = []
+
+    # pass-through of the game interface
+    def current_seat(self) -> int | None:
+        return self.game.current_seat()
+
+    def legal_actions(self) -> list[Action]:
+        return self.game.legal_actions()
+
+    def apply(self, action: Action, seat: int) -> None:
+        self.game.apply(action, seat)
+
+    def is_terminal(self) -> bool:
+        return self.game.is_terminal()
+
+    def outcome(self) -> Outcome:
+        return self.game.outcome()
+
+    # messages
+    def hand_started(self) -> bool:
+        """True once per new hand (including the first): time to send HandStart."""
+        if self.game.hand is self._hand:
+            return False
+        self._hand = self.game.hand
+        self._seen = [0, 0]
+        return True
+
+    @property
+    def hand_number(self) -> int:
+        return self.game.hand.hand_number
+
+    def deck(self) -> list[str]:
+        return cards_to_texts(self.game.hand.deck)
+
+    def dealer(self) -> int:
+        return self.game.hand.dealer
+
+    def hand_start(self, seat: int, game_number: int) -> pb.HandStart:
+        hand = self.game.hand
+        return pb.HandStart(
+            game_number=game_number,
+            hand_number=hand.hand_number,
+            dealer=hand.dealer,
+            hand=cards_to_texts(hand.hand_of(seat)),
+            scores=list(hand.scores),
+        )
+
+    def decision(self, seat: int, game_number: int, request_id: int) -> pb.RefereeMessage:
+        """The request for ``seat`` (inside its envelope, to save a copy); remembers its
+        legal actions for ``legal_index``."""
+        hand = self.game.hand
+        events = hand.events
+        start = self._seen[seat]
+        self._seen[seat] = len(events)
+        self.legal = self.game.legal_actions()
+        message = pb.RefereeMessage()
+        request = message.decision
+        request.request_id = request_id
+        observation_to_proto(hand.observation(seat), self.game_id, game_number, request.observation)
+        request.events.extend([event_to_proto(event) for event in events[start:]])
+        request.legal_actions.extend([action_to_proto(action) for action in self.legal])
+        return message
+
+    def scores(self) -> tuple[int, int]:
+        """Game totals so far (what a forfeited game is recorded with)."""
+        return (self.game.totals[0], self.game.totals[1])
+
+    def end_reason(self) -> str:
+        if self.game.single_hand:
+            result = self.game.results[-1]
+            return f"hand: {result.termination.value}"
+        summary = self.game.summary
+        assert summary is not None
+        reached = any(total >= self.game.rules.target for total in summary.totals)
+        return "target" if reached else "deal limit"
+
+    def finished_hands(self, game_number: int) -> list[tuple[pb.HandEnd, dict[str, Any]]]:
+        """Hands that ended since the last call: the reveal message and a replay record."""
+        out = []
+        results = self.game.results
+        while self._reported < len(results):
+            result = results[self._reported]
+            totals = _totals_after(results[: self._reported + 1])
+            out.append(
+                (
+                    hand_result_to_proto(result, game_number, self._reported, totals),
+                    hand_result_record(result),
+                )
+            )
+            self._reported += 1
+        return out
+
+    def action_from_proto(self, message: pb.Action) -> Action:
+        return action_from_proto(message)
+
+    def action_to_proto(self, action: Action) -> pb.Action:
+        return action_to_proto(action)
+
+    @staticmethod
+    def format_action(action: Action) -> str:
+        return str(action)
+
+    @staticmethod
+    def parse_action(text: str) -> Action:
+        return parse_action(text)
+
+    def hidden_cards(self, seat: int) -> CardSet:
+        """Cards ``seat`` must not be told about (the opponent's hidden cards and the stock)."""
+        hand = self.game.hand
+        locations = hand.card_locations()
+        opponent = locations[f"hand{1 - seat}"] - hand.observation(seat).opponent_known
+        return opponent | locations["stock"]
+
+
+def _totals_after(results: list[HandResult]) -> tuple[int, int]:
+    totals = [0, 0]
+    for result in results:
+        if result.winner is not None:
+            totals[result.winner] += result.points
+    return (totals[0], totals[1])
+
+
+def new_table(game_id: str, game: GinGame) -> GinTable:
+    return GinTable(game_id, game)

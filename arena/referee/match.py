@@ -1,0 +1,404 @@
+"""Play a match: games (or single hands) between connected bots, under a seed.
+
+The referee never raises because of a bot: every bot fault becomes a
+``FaultRecord`` and a seat status.  Only misuse of this API raises.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.cards import derive_seed
+from arena.games.base import IllegalActionError, Outcome
+from arena.games.registry import GameSpec
+from arena.hosting.connection import BotConnection
+from arena.hosting.faults import BotFault, SeatStatus
+from arena.proto import bot_pb2 as pb
+from arena.protocol import ProtocolError, codec_for
+from arena.referee.observers import MatchObserver
+from arena.referee.results import FaultRecord, GameRecord, MatchResult, SeatRecord
+from arena.referee.settings import FaultMode, FaultPolicy, TimeControl
+
+__all__ = ["MatchConfig", "Seat", "play_match"]
+
+# Seats that fault this way cannot go on: they forfeit every remaining game.
+_FATAL = frozenset({SeatStatus.CRASHED, SeatStatus.PROTOCOL_ERROR, SeatStatus.START_FAILED})
+
+
+@dataclass
+class Seat:
+    """A bot in a seat: its connection (``None`` if it failed to start) and labels."""
+
+    connection: BotConnection | None
+    name: str
+    sandbox: str = "none"
+    stderr_path: str | None = None
+    start_fault: BotFault | None = None
+
+
+@dataclass(frozen=True)
+class MatchConfig:
+    spec: GameSpec
+    games: int = 1
+    seed: int = 0
+    hands_only: bool = False
+    time_control: TimeControl = field(default_factory=TimeControl)
+    fault_policy: FaultPolicy = field(default_factory=FaultPolicy)
+    match_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+    max_deals: int = 200  # a game that would not end stops here (bots that never knock)
+
+
+class _Match:
+    def __init__(
+        self, config: MatchConfig, seats: Sequence[Seat], observers: Sequence[MatchObserver]
+    ) -> None:
+        self.config = config
+        self.seats = list(seats)
+        self.observers = list(observers)
+        self.codec = codec_for(config.spec.id)
+        self.rng = random.Random(derive_seed(config.seed, 2))  # replacement actions only
+        self.records = [
+            SeatRecord(
+                seat.name,
+                seat.connection.info.version if seat.connection else "",
+                seat.sandbox,
+                seat.stderr_path,
+            )
+            for seat in seats
+        ]
+        self.result = MatchResult(
+            config.match_id,
+            config.spec.id,
+            config.seed,
+            self.records,
+            fault_policy=str(config.fault_policy),
+        )
+        self.alive = [seat.connection is not None for seat in seats]
+        self.replacements = [0] * len(seats)
+        self.request_id = 0
+
+    def emit(self, record: dict[str, Any]) -> None:
+        for observer in self.observers:
+            observer.on_record(record)
+
+    async def broadcast(self, message: pb.RefereeMessage) -> None:
+        for index, seat in enumerate(self.seats):
+            if self.alive[index] and seat.connection is not None:
+                try:
+                    await seat.connection.send(message)
+                except BotFault as fault:
+                    self.fault(index, fault, game=-1, hand=-1, consequence="forfeit")
+
+    def fault(self, seat: int, fault: BotFault, game: int, hand: int, consequence: str) -> None:
+        record = FaultRecord(seat, fault.status, fault.reason, game, hand, consequence)
+        self.records[seat].faults.append(record)
+        if self.records[seat].status is SeatStatus.OK or fault.status in _FATAL:
+            self.records[seat].status = fault.status
+        if fault.status in _FATAL:
+            self.alive[seat] = False
+        self.emit({"type": "fault", **record.to_json()})
+
+    # -- the match ------------------------------------------------------------
+
+    async def run(self) -> MatchResult:
+        config = self.config
+        spec = config.spec
+        self.emit(
+            {
+                "type": "match",
+                "version": 1,
+                "match_id": config.match_id,
+                "game_id": spec.id,
+                "rules": self.codec.rules_map(spec.rules),
+                "seed": config.seed,
+                "games": config.games,
+                "hands_only": config.hands_only,
+                "max_deals": config.max_deals,
+                "time_control": {
+                    "startup_ms": config.time_control.startup_ms,
+                    "decision_ms": config.time_control.decision_ms,
+                    "bank_ms": config.time_control.bank_ms,
+                },
+                "fault_policy": str(config.fault_policy),
+                "players": [
+                    {
+                        "name": seat.name,
+                        "version": record.version,
+                        "sandbox": seat.sandbox,
+                        "stderr": seat.stderr_path,
+                    }
+                    for seat, record in zip(self.seats, self.records, strict=True)
+                ],
+            }
+        )
+        for index, seat in enumerate(self.seats):
+            if seat.start_fault is not None:
+                self.fault(index, seat.start_fault, game=-1, hand=-1, consequence="forfeit")
+        for index, seat in enumerate(self.seats):
+            if self.alive[index] and seat.connection is not None:
+                try:
+                    await seat.connection.start_match()
+                    await seat.connection.send(self._match_start(index))
+                except BotFault as fault:
+                    self.fault(index, fault, game=-1, hand=-1, consequence="forfeit")
+        try:
+            for number in range(config.games):
+                self.result.games.append(await self.play_game(number))
+            wins = [self.result.wins(seat) for seat in range(len(self.seats))]
+            await self.broadcast(
+                pb.RefereeMessage(match_end=pb.MatchEnd(wins=wins, reason="all games played"))
+            )
+        finally:
+            for seat in self.seats:
+                if seat.connection is not None:
+                    await seat.connection.end_match()
+        self.emit({"type": "match_end", "result": self.result.to_json()})
+        return self.result
+
+    def _match_start(self, seat: int) -> pb.RefereeMessage:
+        config = self.config
+        tc = config.time_control
+        return pb.RefereeMessage(
+            match_start=pb.MatchStart(
+                match_id=config.match_id,
+                game_id=config.spec.id,
+                rules=self.codec.rules_map(config.spec.rules),
+                seat=seat,
+                num_seats=len(self.seats),
+                players=[s.name for s in self.seats],
+                games=config.games,
+                time_control=pb.TimeControl(
+                    startup_ms=tc.startup_ms, decision_ms=tc.decision_ms, bank_ms=tc.bank_ms
+                ),
+                hands_only=config.hands_only,
+            )
+        )
+
+    async def play_game(self, number: int) -> GameRecord:
+        config = self.config
+        seed = derive_seed(config.seed, 1, number)
+        game = config.spec.new_game(
+            seed, len(self.seats), hands_only=config.hands_only, max_deals=config.max_deals
+        )
+        table = self.codec.new_table(config.spec.id, game)
+        self.emit({"type": "game", "game": number, "seed": seed})
+        await self.broadcast(pb.RefereeMessage(game_start=pb.GameStart(game_number=number)))
+        banks = [config.time_control.bank_ms / 1000.0] * len(self.seats)
+        forfeiter: int | None = None
+        forfeit_reason = ""
+        while not table.is_terminal():
+            if not all(self.alive):
+                forfeiter, forfeit_reason = self.alive.index(False), "did not play"
+                break
+            if table.hand_started():
+                self.emit(
+                    {
+                        "type": "deal",
+                        "game": number,
+                        "hand": table.hand_number,
+                        "dealer": table.dealer(),
+                        "deck": table.deck(),
+                    }
+                )
+                for index, seat in enumerate(self.seats):
+                    if self.alive[index] and seat.connection is not None:
+                        await self._send(
+                            index,
+                            pb.RefereeMessage(hand_start=table.hand_start(index, number)),
+                            number,
+                            table.hand_number,
+                        )
+                if not all(self.alive):
+                    continue
+            seat_index = table.current_seat()
+            assert seat_index is not None
+            if not await self.play_turn(table, seat_index, number, banks):
+                forfeiter, forfeit_reason = (
+                    seat_index,
+                    self.records[seat_index].faults[-1].status.value,
+                )
+                break
+            for hand_end, record in table.finished_hands(number):
+                self.emit(
+                    {
+                        "type": "hand_end",
+                        "game": number,
+                        "hand": hand_end.hand_number,
+                        "result": record,
+                    }
+                )
+                await self.broadcast(pb.RefereeMessage(hand_end=hand_end))
+        if forfeiter is not None:
+            outcome = _forfeit_outcome(len(self.seats), forfeiter, table.scores())
+            reason = f"forfeit: seat {forfeiter} {forfeit_reason}"
+        else:
+            outcome = table.outcome()
+            reason = table.end_reason()
+        record = GameRecord(
+            number,
+            seed,
+            outcome.scores,
+            outcome.ranks,
+            outcome.winner,
+            reason,
+            table.hand_number + 1,
+        )
+        self.emit({"type": "game_end", **record.to_json()})
+        await self.broadcast(
+            pb.RefereeMessage(
+                game_end=pb.GameEnd(
+                    game_number=number,
+                    scores=list(outcome.scores),
+                    ranks=list(outcome.ranks),
+                    winner=-1 if outcome.winner is None else outcome.winner,
+                    reason=reason,
+                )
+            )
+        )
+        return record
+
+    async def _send(self, seat: int, message: pb.RefereeMessage, game: int, hand: int) -> None:
+        connection = self.seats[seat].connection
+        assert connection is not None
+        try:
+            await connection.send(message)
+        except BotFault as fault:
+            self.fault(seat, fault, game, hand, "forfeit")
+
+    async def play_turn(self, table: Any, seat: int, game: int, banks: list[float]) -> bool:
+        """Ask ``seat`` for an action and play it (or a replacement); False: it forfeits."""
+        connection = self.seats[seat].connection
+        assert connection is not None
+        tc = self.config.time_control
+        self.request_id += 1
+        message = table.decision(seat, game, self.request_id)
+        request = message.decision
+        request.clock.decision_ms = tc.decision_ms
+        request.clock.bank_ms = int(banks[seat] * 1000)
+        allowed = tc.decision_ms / 1000.0 + banks[seat]
+        started = time.perf_counter()
+        try:
+            reply = await connection.decide(message, allowed)
+            elapsed = time.perf_counter() - started
+            banks[seat] -= max(0.0, elapsed - tc.decision_ms / 1000.0)
+            if banks[seat] < 0:
+                banks[seat] = 0.0
+                raise BotFault(
+                    SeatStatus.TIMEOUT,
+                    f"answered after {elapsed * 1000:.0f} ms, over the decision time and bank",
+                )
+            action = self._action_of(table, reply)
+            table.apply(action, seat)  # checks everything before it changes anything
+        except BotFault as fault:
+            return await self._after_fault(table, seat, game, fault, time.perf_counter() - started)
+        except IllegalActionError as error:
+            illegal = BotFault(SeatStatus.ILLEGAL_ACTION, str(error))
+            return await self._after_fault(
+                table, seat, game, illegal, time.perf_counter() - started
+            )
+        self.records[seat].decision_seconds.append(elapsed)
+        if self.observers:  # skip building the record when nobody listens (hot path)
+            self.emit(
+                {
+                    "type": "action",
+                    "game": game,
+                    "hand": table.hand_number,
+                    "seat": seat,
+                    "action": table.format_action(action),
+                    "ms": round(elapsed * 1000, 3),
+                    "comment": reply.comment[:200],
+                }
+            )
+        return True
+
+    def _action_of(self, table: Any, reply: pb.DecisionReply) -> Any:
+        choice = reply.WhichOneof("choice")
+        if choice == "legal_index":
+            legal = table.legal
+            if reply.legal_index >= len(legal):
+                raise BotFault(
+                    SeatStatus.MALFORMED_REPLY,
+                    f"legal_index {reply.legal_index} out of range: {len(legal)} legal actions",
+                )
+            return legal[reply.legal_index]
+        if choice == "action":
+            try:
+                return table.action_from_proto(reply.action)
+            except ProtocolError as error:
+                raise BotFault(SeatStatus.MALFORMED_REPLY, str(error)) from None
+        raise BotFault(SeatStatus.MALFORMED_REPLY, "reply has neither legal_index nor action")
+
+    async def _after_fault(
+        self, table: Any, seat: int, game: int, fault: BotFault, elapsed: float
+    ) -> bool:
+        self.records[seat].decision_seconds.append(elapsed)
+        policy = self.config.fault_policy
+        replaceable = fault.status in (
+            SeatStatus.TIMEOUT,
+            SeatStatus.ILLEGAL_ACTION,
+            SeatStatus.MALFORMED_REPLY,
+        )
+        if (
+            replaceable
+            and policy.mode is FaultMode.RANDOM
+            and self.replacements[seat] < policy.max_replacements
+        ):
+            self.replacements[seat] += 1
+            action = self.rng.choice(table.legal)
+            text = table.format_action(action)
+            self.fault(seat, fault, game, table.hand_number, f"random: {text}")
+            await self._send(
+                seat,
+                pb.RefereeMessage(
+                    notice=pb.Notice(text=f"{fault}; the referee played {text} for you")
+                ),
+                game,
+                table.hand_number,
+            )
+            self.emit(
+                {
+                    "type": "action",
+                    "game": game,
+                    "hand": table.hand_number,
+                    "seat": seat,
+                    "action": text,
+                    "ms": round(elapsed * 1000, 3),
+                    "comment": "",
+                    "replaced": True,
+                }
+            )
+            table.apply(action, seat)
+            return True
+        self.fault(seat, fault, game, table.hand_number, "forfeit")
+        return False
+
+
+def _forfeit_outcome(seats: int, forfeiter: int, scores: Sequence[int]) -> Outcome:
+    """The forfeiting seat ranks last; the others share first.  Scores stay as they were."""
+    ranks = tuple(1 if seat == forfeiter else 0 for seat in range(seats))
+    winners = [seat for seat in range(seats) if seat != forfeiter]
+    return Outcome(tuple(scores), ranks, winners[0] if len(winners) == 1 else None)
+
+
+def play_match(
+    config: MatchConfig, seats: Sequence[Seat], observers: Sequence[MatchObserver] = ()
+) -> MatchResult:
+    """Play ``config.games`` games between ``seats``.  Connections stay open (the caller closes them)."""
+    if not config.spec.min_seats <= len(seats) <= config.spec.max_seats:
+        raise ValueError(
+            f"{config.spec.id} needs {config.spec.min_seats}-{config.spec.max_seats} seats, got {len(seats)}"
+        )
+    if config.games < 1:
+        raise ValueError(f"a match needs at least one game, got {config.games}")
+    match = _Match(config, seats, observers)
+    try:
+        return asyncio.run(match.run())
+    finally:
+        for observer in observers:
+            observer.close()

@@ -1,0 +1,164 @@
+"""The Python bot SDK: subclass ``Bot``, implement ``decide``, call ``serve``."""
+
+from __future__ import annotations
+
+import fnmatch
+import sys
+import traceback
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from arena.proto import bot_pb2 as pb
+from arena.protocol import PROTOCOL_VERSION, ProtocolError, codec_for
+
+__all__ = ["Bot", "BotSession", "Decision", "Reply"]
+
+
+class Decision:
+    """One decision: what the seat sees, what happened since, and what it may do.
+
+    ``observation`` and ``legal_actions`` are the engine's own types (for Gin Rummy
+    ``GinObservation`` and its actions), converted on first use; ``message`` is the
+    raw request.
+    """
+
+    def __init__(self, game_id: str, message: pb.DecisionRequest, codec: Any) -> None:
+        self.game_id = game_id
+        self.message = message
+        self._codec = codec
+        self._observation: Any = None
+        self._legal: list[Any] | None = None
+
+    @property
+    def observation(self) -> Any:
+        if self._observation is None:
+            self._observation = self._codec.observation_from_proto(self.message.observation)
+        return self._observation
+
+    @property
+    def legal_actions(self) -> list[Any]:
+        if self._legal is None:
+            self._legal = [
+                self._codec.action_from_proto(action) for action in self.message.legal_actions
+            ]
+        return self._legal
+
+    @property
+    def events(self) -> list[pb.Event]:
+        return list(self.message.events)
+
+    @property
+    def decision_ms(self) -> int:
+        return self.message.clock.decision_ms
+
+    @property
+    def bank_ms(self) -> int:
+        return self.message.clock.bank_ms
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """An action (or an index into ``legal_actions``) with a comment for the replay."""
+
+    action: Any
+    comment: str = ""
+
+
+class Bot:
+    """Base class of Python bots.  Only ``decide`` is required."""
+
+    name: ClassVar[str] = "python-bot"
+    author: ClassVar[str] = ""
+    version: ClassVar[str] = "0.1"
+    games: ClassVar[tuple[str, ...]] = ("gin-rummy/*",)
+
+    def decide(self, decision: Decision) -> Any:
+        """Return an action from ``decision.legal_actions`` (or its index, or a ``Reply``)."""
+        raise NotImplementedError
+
+    # Optional lifecycle hooks; the messages are the protocol's own.
+    def on_match_start(self, message: pb.MatchStart) -> None: ...
+    def on_game_start(self, message: pb.GameStart) -> None: ...
+    def on_hand_start(self, message: pb.HandStart) -> None: ...
+    def on_hand_end(self, message: pb.HandEnd) -> None: ...
+    def on_game_end(self, message: pb.GameEnd) -> None: ...
+    def on_match_end(self, message: pb.MatchEnd) -> None: ...
+    def on_notice(self, message: pb.Notice) -> None:
+        print(f"[{self.name}] referee notice: {message.text}", file=sys.stderr)
+
+    def plays(self, game_id: str) -> bool:
+        return any(fnmatch.fnmatchcase(game_id, pattern) for pattern in self.games)
+
+
+class BotSession:
+    """Turns protocol messages into calls on a ``Bot`` (shared by gRPC and in-process)."""
+
+    def __init__(self, bot: Bot) -> None:
+        self.bot = bot
+        self.game_id = ""
+        self._codec: Any = None
+
+    def handshake(self, request: pb.HandshakeRequest) -> pb.HandshakeReply:
+        if request.protocol_version != PROTOCOL_VERSION:
+            raise ProtocolError(
+                f"protocol version mismatch: bot {self.bot.name} speaks version {PROTOCOL_VERSION}, "
+                f"the referee version {request.protocol_version}"
+            )
+        return pb.HandshakeReply(
+            name=self.bot.name,
+            author=self.bot.author,
+            version=self.bot.version,
+            protocol_version=PROTOCOL_VERSION,
+            games=list(self.bot.games),
+        )
+
+    def handle(self, message: pb.RefereeMessage) -> pb.BotMessage | None:
+        """Dispatch one referee message; a decision request gets a reply."""
+        kind = message.WhichOneof("body")
+        bot = self.bot
+        if kind == "decision":
+            return pb.BotMessage(decision=self.decide(message.decision))
+        if kind == "match_start":
+            self.game_id = message.match_start.game_id
+            self._codec = codec_for(self.game_id)
+            bot.on_match_start(message.match_start)
+        elif kind == "game_start":
+            bot.on_game_start(message.game_start)
+        elif kind == "hand_start":
+            bot.on_hand_start(message.hand_start)
+        elif kind == "hand_end":
+            bot.on_hand_end(message.hand_end)
+        elif kind == "game_end":
+            bot.on_game_end(message.game_end)
+        elif kind == "match_end":
+            bot.on_match_end(message.match_end)
+        elif kind == "notice":
+            bot.on_notice(message.notice)
+        return None
+
+    def decide(self, request: pb.DecisionRequest) -> pb.DecisionReply:
+        if self._codec is None:  # a decision before MatchStart: take the game from it
+            self.game_id = request.observation.game_id
+            self._codec = codec_for(self.game_id)
+        decision = Decision(self.game_id, request, self._codec)
+        answer = self.bot.decide(decision)
+        comment = ""
+        if isinstance(answer, Reply):
+            answer, comment = answer.action, answer.comment
+        reply = pb.DecisionReply(request_id=request.request_id, comment=comment[:200])
+        if isinstance(answer, int) and not isinstance(answer, bool):
+            reply.legal_index = answer
+            return reply
+        for index, action in enumerate(decision.legal_actions):
+            if action == answer:  # one of the listed actions: its index is enough
+                reply.legal_index = index
+                return reply
+        reply.action.CopyFrom(self._codec.action_to_proto(answer))
+        return reply
+
+
+def report_crash(bot: Bot) -> str:
+    """Print the current exception for the bot's author; return a one-line reason."""
+    traceback.print_exc(file=sys.stderr)
+    error = sys.exc_info()[1]
+    return f"bot {bot.name} raised {type(error).__name__}: {error}"

@@ -1,0 +1,106 @@
+"""Helpers for hosting tests: real processes, found again by a unique marker."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from arena.hosting import BotCommand, BotProcess, Limits
+
+BOTS = Path(__file__).parent / "bots"
+
+
+def bot_command(
+    script: str,
+    *args: str,
+    name: str = "testbot",
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    limits: Limits | None = None,
+) -> BotCommand:
+    """A command running one of the scripts in bots/ with the test's interpreter."""
+    argv = (sys.executable, str(BOTS / script), *args)
+    return BotCommand(name, argv, cwd=cwd, env=env or {}, limits=limits or Limits())
+
+
+def python_command(
+    code: str, *args: str, name: str = "testbot", limits: Limits | None = None
+) -> BotCommand:
+    return BotCommand(name, (sys.executable, "-c", code, *args), limits=limits or Limits())
+
+
+def marker_pids(marker: str) -> list[int]:
+    """Live processes whose command line contains ``marker`` (zombies have none)."""
+    found = []
+    needle = marker.encode()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if needle in cmdline:
+                found.append(int(entry))
+    return found
+
+
+def parent_pid(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+
+def zombie_children() -> list[int]:
+    """Our own unreaped children."""
+    me = str(os.getpid())
+    zombies = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            state, ppid = stat.rsplit(")", 1)[1].split()[:2]
+            if state == "Z" and ppid == me:
+                zombies.append(int(entry))
+    return zombies
+
+
+def wait_for(
+    condition: Callable[[], object], timeout: float = 10.0, what: str = "condition"
+) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.01)
+
+
+def wait_stdout(bot: BotProcess, text: str, timeout: float = 10.0) -> str:
+    """Wait until the bot's stdout contains ``text``; fail early if it exits without."""
+
+    def seen() -> bool:
+        if text in bot.stdout_path.read_text():
+            return True
+        if bot.returncode() is not None and text not in bot.stdout_path.read_text():
+            raise AssertionError(
+                f"bot exited ({bot.returncode()}) without printing {text!r}: {bot.stderr_tail()}"
+            )
+        return False
+
+    wait_for(seen, timeout, f"{text!r} on the bot's stdout")
+    return bot.stdout_path.read_text()
+
+
+@pytest.fixture
+def marker() -> str:
+    return f"arena-test-{uuid.uuid4().hex}"
+
+
+@pytest.fixture
+def run_dir(tmp_path: Path) -> Path:
+    return tmp_path / "run"

@@ -1,0 +1,149 @@
+"""The bwrap level: no network, read-only filesystem, uid 65534, and it still serves."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import socket
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.hosting import BotProcess, Limits, SandboxLevel, load_manifest, resolve_level
+from arena.hosting.sandbox import bwrap_problem
+
+from .conftest import (
+    BOTS,
+    bot_command,
+    marker_pids,
+    python_command,
+    wait_for,
+    wait_stdout,
+    zombie_children,
+)
+
+PROBLEM = bwrap_problem()
+pytestmark = pytest.mark.skipif(PROBLEM is not None, reason=f"bwrap is not usable here: {PROBLEM}")
+
+
+@pytest.fixture
+def listener() -> Iterator[socket.socket]:
+    """A TCP port listening on the host's loopback."""
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        server.settimeout(0.2)
+        yield server
+
+
+@pytest.fixture
+def bot_dir(tmp_path: Path) -> Path:
+    """A bot folder with a manifest, as a bot author would ship it."""
+    folder = tmp_path / "mybot"
+    folder.mkdir()
+    (folder / "bot.toml").write_text(
+        f"""
+name = "probe"
+command = ["{sys.executable}", "{BOTS / "report.py"}"]
+working_directory = "."
+[limits]
+processes = 32
+"""
+    )
+    return folder
+
+
+def run_report(bot_dir: Path, run_dir: Path, *probes: str) -> dict[str, Any]:
+    command = load_manifest(bot_dir / "bot.toml")
+    command = dataclasses.replace(command, argv=(*command.argv, *probes))
+    with BotProcess.start(command, SandboxLevel.BWRAP, run_dir) as bot:
+        wait_for(lambda: bot.returncode() is not None, what="the report bot to exit")
+        assert bot.returncode() == 0, bot.stderr_tail()
+        report: dict[str, Any] = json.loads(bot.stdout_path.read_text())
+        report["workdir"] = str(bot.workdir)
+    return report
+
+
+def test_auto_picks_bwrap() -> None:
+    assert resolve_level("auto") is SandboxLevel.BWRAP
+    assert resolve_level("bwrap") is SandboxLevel.BWRAP
+
+
+def test_healthy_bot_serves_through_the_unix_socket(run_dir: Path) -> None:
+    with BotProcess.start(bot_command("healthy.py"), SandboxLevel.BWRAP, run_dir) as bot:
+        bot.wait_ready(timeout=10)
+        assert bot.level is SandboxLevel.BWRAP
+
+
+def test_identity_and_namespaces(bot_dir: Path, run_dir: Path) -> None:
+    report = run_report(bot_dir, run_dir)
+    assert (report["uid"], report["gid"]) == (65534, 65534)
+    assert report["pid"] < 10, "own pid namespace"
+    assert report["interfaces"] == ["lo"], "own network namespace"
+    assert report["cwd"] == str(bot_dir.resolve())
+    assert report["env"]["HOME"] == report["workdir"]
+
+
+def test_no_network(bot_dir: Path, run_dir: Path, listener: socket.socket) -> None:
+    port = listener.getsockname()[1]
+    probe = f"connect={port}"
+    report = run_report(bot_dir, run_dir, probe)
+    assert report[probe].startswith(("ConnectionRefusedError", "OSError")), report[probe]
+    with pytest.raises(TimeoutError):
+        listener.accept()
+
+
+def test_filesystem_is_read_only_outside_its_own_dirs(
+    bot_dir: Path, run_dir: Path, tmp_path: Path
+) -> None:
+    manifest_dir = f"write={bot_dir / 'dropped.txt'}"
+    etc = "write=/etc/arena-test"
+    host_tmp = f"write={tmp_path / 'outside.txt'}"  # lands in the sandbox's private /tmp
+    run_dir_listing = f"listdir={run_dir.resolve()}"
+    report = run_report(bot_dir, run_dir, manifest_dir, etc, host_tmp, run_dir_listing)
+    assert "Read-only file system" in report[manifest_dir]
+    assert not (bot_dir / "dropped.txt").exists()
+    assert "Read-only file system" in report[etc]
+    assert report[host_tmp] == "written"
+    assert not (tmp_path / "outside.txt").exists()
+    # The run directory (where opponents' logs are) is hidden but for its own dir.
+    assert report[run_dir_listing].startswith("probe-")
+    assert "," not in report[run_dir_listing]
+
+
+def test_work_dir_is_writable(run_dir: Path) -> None:
+    code = "import os; open(os.path.join(os.environ['HOME'], 'notes'), 'w').write('x')"
+    with BotProcess.start(python_command(code), SandboxLevel.BWRAP, run_dir) as bot:
+        wait_for(lambda: bot.returncode() is not None)
+        assert bot.returncode() == 0, bot.stderr_tail()
+        assert (bot.workdir / "notes").read_text() == "x"
+
+
+def test_rlimits_inside_the_sandbox(bot_dir: Path, run_dir: Path) -> None:
+    report = run_report(bot_dir, run_dir)
+    limits = {
+        line[:26].strip(): line[26:].split()[:2] for line in report["limits"].splitlines()[1:]
+    }
+    assert limits["Max processes"] == ["32", "32"]  # per sandbox: its own user namespace
+    assert limits["Max address space"] == [str(Limits().memory_mb * 2**20)] * 2
+
+
+@pytest.mark.skipif(os.getuid() == 0, reason="Linux does not enforce RLIMIT_NPROC for root")
+def test_process_limit_is_enforced_per_sandbox(bot_dir: Path, run_dir: Path) -> None:
+    report = run_report(bot_dir, run_dir, "spawn=40")  # the manifest allows 32
+    assert report["spawn=40"].startswith("RuntimeError: can't start new thread")
+
+
+@pytest.mark.parametrize("mode", ["fork3", "setsid-child", "daemon", "daemon-noenv"])
+def test_kill_leaves_nothing(mode: str, marker: str, run_dir: Path) -> None:
+    zombies_before = set(zombie_children())  # other tests' leftovers are not ours
+    bot = BotProcess.start(bot_command("tree.py", mode, marker), SandboxLevel.BWRAP, run_dir)
+    try:
+        wait_stdout(bot, "ready")
+        assert marker_pids(marker)
+    finally:
+        bot.kill(grace=0.2)
+    assert marker_pids(marker) == []
+    assert set(zombie_children()) <= zombies_before

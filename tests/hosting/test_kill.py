@@ -1,0 +1,164 @@
+"""kill() leaves nothing behind, however the bot arranges its processes."""
+
+from __future__ import annotations
+
+import gc
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from arena.hosting import BotProcess, SandboxLevel
+
+from .conftest import (
+    BOTS,
+    bot_command,
+    marker_pids,
+    parent_pid,
+    python_command,
+    wait_for,
+    wait_stdout,
+    zombie_children,
+)
+
+LEVELS = [SandboxLevel.NONE, SandboxLevel.LIMITS]
+
+# mode -> processes carrying the marker once the bot says "ready"
+TREES = {"ignore-term": 1, "fork3": 4, "setsid-child": 2, "daemon": 2}
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("mode", TREES)
+def test_kill_leaves_nothing(level: SandboxLevel, mode: str, marker: str, run_dir: Path) -> None:
+    zombies_before = set(zombie_children())  # other tests' leftovers are not ours
+    bot = BotProcess.start(bot_command("tree.py", mode, marker), level, run_dir)
+    try:
+        wait_stdout(bot, "ready")
+        pids = marker_pids(marker)
+        assert len(pids) == TREES[mode]
+        if mode == "daemon":
+            # The orphaned grandchild was re-parented to us, the subreaper.
+            assert any(parent_pid(pid) == os.getpid() for pid in pids)
+    finally:
+        bot.kill(grace=0.2)
+    assert marker_pids(marker) == []
+    assert set(zombie_children()) <= zombies_before
+    assert bot.returncode() is not None
+
+
+def test_kill_is_idempotent_and_a_polite_bot_gets_sigterm(marker: str, run_dir: Path) -> None:
+    code = "import time; print('ready', flush=True); time.sleep(60)"
+    polite = BotProcess.start(python_command(code, marker), SandboxLevel.LIMITS, run_dir)
+    wait_stdout(polite, "ready")
+    polite.kill(grace=5)
+    assert polite.returncode() == -signal.SIGTERM
+    polite.kill()
+    assert polite.returncode() == -signal.SIGTERM
+    assert marker_pids(marker) == []
+
+
+def test_kill_spares_other_bots(marker: str, run_dir: Path) -> None:
+    other_marker = marker.replace("arena-test-", "arena-other-")
+    with BotProcess.start(
+        bot_command("tree.py", "daemon", other_marker), SandboxLevel.NONE, run_dir
+    ) as other:
+        wait_stdout(other, "ready")
+        with BotProcess.start(
+            bot_command("tree.py", "daemon", marker), SandboxLevel.NONE, run_dir
+        ) as bot:
+            wait_stdout(bot, "ready")
+            bot.kill(grace=0.1)
+        assert marker_pids(marker) == []
+        assert len(marker_pids(other_marker)) == 2
+        assert other.returncode() is None
+        other.kill(grace=0.1)
+    assert marker_pids(other_marker) == []
+
+
+def test_context_manager_kills_on_exception(marker: str, run_dir: Path) -> None:
+    with (
+        pytest.raises(RuntimeError),
+        BotProcess.start(
+            bot_command("tree.py", "fork3", marker), SandboxLevel.LIMITS, run_dir
+        ) as bot,
+    ):
+        wait_stdout(bot, "ready")
+        raise RuntimeError("referee bug")
+    assert marker_pids(marker) == []
+
+
+def test_garbage_collected_bot_is_killed(marker: str, run_dir: Path) -> None:
+    bot = BotProcess.start(
+        bot_command("tree.py", "setsid-child", marker), SandboxLevel.NONE, run_dir
+    )
+    wait_stdout(bot, "ready")
+    del bot
+    gc.collect()
+    assert marker_pids(marker) == []
+
+
+def test_bots_are_killed_when_the_referee_dies_of_an_exception(marker: str, tmp_path: Path) -> None:
+    referee = textwrap.dedent(
+        f"""
+        import sys, time
+        from pathlib import Path
+        from arena.hosting import BotCommand, BotProcess, SandboxLevel
+        bots = [
+            BotProcess.start(
+                BotCommand("b", (sys.executable, {str(BOTS / "tree.py")!r}, mode, {marker!r})),
+                SandboxLevel.LIMITS,
+                Path({str(tmp_path)!r}),
+            )
+            for mode in ("fork3", "daemon")
+        ]
+        while not all("ready" in Path(bot.stdout_path).read_text() for bot in bots):
+            time.sleep(0.01)
+        print("started", flush=True)
+        raise SystemExit("referee crashed")
+        """
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", referee], capture_output=True, text=True, timeout=30, check=False
+    )
+    assert "started" in result.stdout, result.stderr
+    assert "referee crashed" in result.stderr
+    wait_for(lambda: marker_pids(marker) == [], timeout=2, what="the bots to be gone")
+
+
+def test_bot_dies_when_the_referee_is_sigkilled(marker: str, tmp_path: Path) -> None:
+    # No cleanup can run; the parent-death signal still takes the bot down.
+    referee = textwrap.dedent(
+        f"""
+        import sys, time
+        from pathlib import Path
+        from arena.hosting import BotCommand, BotProcess, SandboxLevel
+        command = BotCommand("b", (sys.executable, "-c", "import time; time.sleep(60)", {marker!r}))
+        bot = BotProcess.start(command, SandboxLevel.LIMITS, Path({str(tmp_path)!r}))
+        print(bot.pid, flush=True)
+        time.sleep(60)
+        """
+    )
+    process = subprocess.Popen([sys.executable, "-c", referee], stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        process.stdout.readline()
+        wait_for(lambda: marker_pids(marker) != [], what="the bot to start")
+    finally:
+        process.kill()
+        process.wait()
+    wait_for(lambda: marker_pids(marker) == [], timeout=5, what="the bot to die with its parent")
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_children_of_a_bot_that_already_exited_are_killed(
+    level: SandboxLevel, marker: str, run_dir: Path
+) -> None:
+    code = "import os, time\nif os.fork() == 0:\n    time.sleep(60)\nprint('ready', flush=True)"
+    with BotProcess.start(python_command(code, marker), level, run_dir) as bot:
+        wait_for(lambda: bot.returncode() == 0, what="the bot's main process to exit")
+        assert len(marker_pids(marker)) == 1
+    assert marker_pids(marker) == []

@@ -1,0 +1,191 @@
+"""Starting bots at the none and limits levels: environment, cwd, rlimits, readiness."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.hosting import (
+    BotCommand,
+    BotProcess,
+    BotStartError,
+    HostingError,
+    Limits,
+    SandboxLevel,
+    resolve_level,
+)
+from arena.hosting import sandbox as sandbox_module
+
+from .conftest import bot_command, python_command, wait_for
+
+LEVELS = [SandboxLevel.NONE, SandboxLevel.LIMITS]
+
+
+def run_report(command: BotCommand, level: SandboxLevel, run_dir: Path) -> dict[str, Any]:
+    with BotProcess.start(command, level, run_dir) as bot:
+        wait_for(lambda: bot.returncode() is not None, what="the report bot to exit")
+        assert bot.returncode() == 0, bot.stderr_tail()
+        report: dict[str, Any] = json.loads(bot.stdout_path.read_text())
+        report["workdir"] = str(bot.workdir)
+        report["address"] = bot.address
+    return report
+
+
+def parse_limits(text: str) -> dict[str, tuple[str, str]]:
+    """/proc/<pid>/limits as {name: (soft, hard)}."""
+    limits = {}
+    for line in text.splitlines()[1:]:
+        name, soft, hard = line[:26].strip(), *line[26:].split()[:2]
+        limits[name] = (soft, hard)
+    return limits
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_environment_is_scrubbed(
+    level: SandboxLevel, run_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ARENA_TEST_SECRET", "hunter2")
+    monkeypatch.setenv("PYTHONPATH", "/nowhere")
+    monkeypatch.setenv("VIRTUAL_ENV", "/nowhere")
+    report = run_report(bot_command("report.py", env={"BOT_DEPTH": "3"}), level, run_dir)
+    env = report["env"]
+    assert env["ARENA_BOT_ADDRESS"] == report["address"]
+    assert report["address"].startswith("unix:/") and report["address"].endswith("/sock/bot.sock")
+    assert env["HOME"] == report["workdir"]
+    assert env["LANG"] == "C.UTF-8"
+    assert env["PYTHONUNBUFFERED"] == "1"
+    assert env["BOT_DEPTH"] == "3"
+    assert env["PATH"] == os.environ["PATH"]
+    for name in ("ARENA_TEST_SECRET", "PYTHONPATH", "VIRTUAL_ENV"):
+        assert name not in env
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_cwd_is_a_fresh_work_dir(level: SandboxLevel, run_dir: Path) -> None:
+    report = run_report(bot_command("report.py"), level, run_dir)
+    workdir = Path(report["workdir"])
+    assert report["cwd"] == str(workdir)
+    assert workdir.parent.parent == run_dir.resolve()
+    assert workdir.name == "work"
+    assert workdir.parent.name.startswith("testbot-")
+    assert not workdir.exists(), "the per-bot directory is removed by kill()"
+
+
+def test_cwd_from_command(tmp_path: Path, run_dir: Path) -> None:
+    report = run_report(bot_command("report.py", cwd=tmp_path), SandboxLevel.NONE, run_dir)
+    assert report["cwd"] == str(tmp_path.resolve())
+    assert report["env"]["HOME"] == report["workdir"]
+
+
+def test_rlimits_applied(run_dir: Path) -> None:
+    limits = Limits(cpu_seconds=30, memory_mb=1024, file_size_mb=8, open_files=100, processes=50)
+    report = run_report(bot_command("report.py", limits=limits), SandboxLevel.LIMITS, run_dir)
+    seen = parse_limits(report["limits"])
+    assert seen["Max cpu time"] == ("30", "31")
+    assert seen["Max address space"] == (str(1024 * 2**20),) * 2
+    assert seen["Max file size"] == (str(8 * 2**20),) * 2
+    assert seen["Max open files"] == ("100", "100")
+    assert seen["Max core file size"] == ("0", "0")
+    # RLIMIT_NPROC counts every task of the uid, so the bot gets 50 more than run now.
+    assert int(seen["Max processes"][0]) >= 50
+
+
+def test_no_limits_at_level_none(run_dir: Path) -> None:
+    limits = Limits(cpu_seconds=30)
+    report = run_report(bot_command("report.py", limits=limits), SandboxLevel.NONE, run_dir)
+    assert parse_limits(report["limits"])["Max cpu time"] != ("30", "31")
+
+
+def test_file_size_limit_is_enforced(run_dir: Path) -> None:
+    code = "open('big', 'wb').write(b'x' * 3 * 2**20)"
+    command = python_command(code, limits=Limits(file_size_mb=1))
+    with BotProcess.start(command, SandboxLevel.LIMITS, run_dir) as bot:
+        wait_for(lambda: bot.returncode() is not None)
+        assert bot.returncode() != 0
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_wait_ready_healthy_bot(level: SandboxLevel, run_dir: Path) -> None:
+    with BotProcess.start(bot_command("healthy.py"), level, run_dir) as bot:
+        bot.wait_ready(timeout=10)
+        assert bot.level is level
+        assert bot.returncode() is None
+        assert bot.pid > 0
+    assert bot.returncode() is not None
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_wait_ready_reports_crash_with_stderr(level: SandboxLevel, run_dir: Path) -> None:
+    code = "import sys; print('starting', file=sys.stderr); print('boom', file=sys.stderr); sys.exit(3)"
+    with (
+        BotProcess.start(python_command(code, name="crasher"), level, run_dir) as bot,
+        pytest.raises(BotStartError) as caught,
+    ):
+        bot.wait_ready(timeout=10)
+    message = str(caught.value)
+    assert "'crasher'" in message
+    assert "exited with status 3" in message
+    assert "boom" in message and "starting" in message
+    assert str(bot.stderr_path) in message
+    assert bot.stderr_path == run_dir.resolve() / "crasher.stderr.log"
+    assert bot.stderr_path.exists(), "the stderr log is kept after kill()"
+    assert bot.stderr_tail(1) == "boom"
+
+
+def test_wait_ready_times_out_on_hang(run_dir: Path) -> None:
+    code = "import sys, time; print('thinking', file=sys.stderr); time.sleep(60)"
+    with BotProcess.start(python_command(code), SandboxLevel.LIMITS, run_dir) as bot:
+        with pytest.raises(BotStartError, match=r"not ready after 0.5 s(.|\n)*thinking"):
+            bot.wait_ready(timeout=0.5)
+        assert bot.returncode() is None, "wait_ready does not kill"
+
+
+def test_wait_ready_without_health_service(run_dir: Path) -> None:
+    command = bot_command("healthy.py", "--no-health")
+    with (
+        BotProcess.start(command, SandboxLevel.NONE, run_dir) as bot,
+        pytest.raises(BotStartError, match=r"does not serve the grpc\.health\.v1\.Health service"),
+    ):
+        bot.wait_ready(timeout=10)
+
+
+def test_missing_program(run_dir: Path) -> None:
+    command = BotCommand("ghost", ("no-such-program-anywhere",))
+    with pytest.raises(BotStartError, match="'no-such-program-anywhere' not found"):
+        BotProcess.start(command, SandboxLevel.LIMITS, run_dir)
+    assert list(run_dir.iterdir()) == []
+
+
+def test_two_copies_get_separate_logs(run_dir: Path) -> None:
+    command = python_command("print('hi')", name="twin")
+    with (
+        BotProcess.start(command, SandboxLevel.NONE, run_dir) as one,
+        BotProcess.start(command, SandboxLevel.NONE, run_dir) as two,
+    ):
+        assert one.stderr_path != two.stderr_path
+        assert one.address != two.address
+
+
+def test_long_run_dir_still_gets_a_usable_socket(tmp_path: Path) -> None:
+    run_dir = tmp_path / ("d" * 60) / ("e" * 60)
+    with BotProcess.start(bot_command("healthy.py"), SandboxLevel.NONE, run_dir) as bot:
+        assert len(bot.address) <= 5 + 107
+        bot.wait_ready(timeout=10)
+
+
+def test_resolve_level(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert resolve_level("none") is SandboxLevel.NONE
+    assert resolve_level("limits") is SandboxLevel.LIMITS
+    assert resolve_level(SandboxLevel.NONE) is SandboxLevel.NONE
+    with pytest.raises(HostingError, match="unknown sandbox level 'jail'"):
+        resolve_level("jail")
+    monkeypatch.setattr(sandbox_module, "bwrap_problem", lambda: "no user namespaces")
+    assert resolve_level("auto") is SandboxLevel.LIMITS
+    with pytest.raises(HostingError, match="'bwrap' is not usable here: no user namespaces"):
+        resolve_level("bwrap")
+    monkeypatch.setattr(sandbox_module, "bwrap_problem", lambda: None)
+    assert resolve_level("auto") is SandboxLevel.BWRAP
