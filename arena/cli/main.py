@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from arena.cli import demo, gin, match, replay
+from arena.cli import bots, demo, gin, match, replay
 
 __all__ = ["main"]
 
@@ -19,6 +19,7 @@ def build_parser() -> argparse.ArgumentParser:
     gin.register(commands)
     demo.register(commands)
     match.register(commands)
+    bots.register(commands)
     replay.register(commands)
     return parser
 

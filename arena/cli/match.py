@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from arena.bots import BUILTIN_BOTS
-from arena.games.registry import find_game
-from arena.hosting.launcher import HostedBot, LaunchSettings, host_bot
+from arena.cli.common import add_plugin_options, host_bots, plugins_from_args
+from arena.hosting.launcher import LaunchSettings
+from arena.plugins import MatchContext
 from arena.referee.match import MatchConfig, Seat, play_match
-from arena.referee.observers import MatchObserver
-from arena.referee.replay import ReplayWriter
 from arena.referee.results import MatchResult
 from arena.referee.settings import FaultPolicy, SettingsError, TimeControl
 
@@ -58,34 +55,8 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--startup-ms", type=int, default=defaults.startup_ms, help="time to start and shake hands"
     )
+    add_plugin_options(parser)
     parser.set_defaults(run=_run)
-
-
-class _VerbosePrinter(MatchObserver):
-    def __init__(self, names: list[str]) -> None:
-        self.names = names
-
-    def on_record(self, record: dict[str, Any]) -> None:
-        kind = record["type"]
-        if kind == "action":
-            flag = " (replaced)" if record.get("replaced") else ""
-            comment = f"  # {record['comment']}" if record.get("comment") else ""
-            print(
-                f"g{record['game']} h{record['hand']} {self.names[record['seat']]:>12}: "
-                f"{record['action']}{flag} [{record['ms']:.2f} ms]{comment}",
-                file=sys.stderr,
-            )
-        elif kind == "fault":
-            print(
-                f"FAULT {self.names[record['seat']]}: {record['status']}: {record['reason']} -> {record['consequence']}",
-                file=sys.stderr,
-            )
-        elif kind == "hand_end":
-            result = record["result"]
-            print(
-                f"g{record['game']} h{record['hand']} ended: {result['termination']}, winner {result['winner']}, {result['points']} points",
-                file=sys.stderr,
-            )
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -93,7 +64,8 @@ def _run(args: argparse.Namespace) -> int:
         raise SettingsError(f"--games must be at least 1, got {args.games}")
     if args.seed < 0:
         raise SettingsError(f"--seed must be non-negative, got {args.seed}")
-    spec = find_game(f"{args.game}/{args.rules}")
+    plugins = plugins_from_args(args)
+    spec = plugins.game(f"{args.game}/{args.rules}")
     time_control = TimeControl(args.startup_ms, args.decision_ms, args.bank_ms)
     policy = FaultPolicy.parse(args.faults)
     config = MatchConfig(
@@ -112,23 +84,18 @@ def _run(args: argparse.Namespace) -> int:
         in_process=args.in_process,
     )
     with ExitStack() as stack:
-        hosted: list[HostedBot] = []
-        for reference in args.bots:
-            bot = host_bot(reference, settings, BUILTIN_BOTS)
+        hosted = host_bots(args.bots, settings, plugins, args.plugin, not args.no_plugin_autoload)
+        for bot in hosted:
             stack.callback(bot.close)
-            hosted.append(bot)
         seats = [
             Seat(bot.connection, bot.name, bot.sandbox, bot.stderr_path, bot.start_fault)
             for bot in hosted
         ]
-        observers: list[MatchObserver] = []
-        replay_path = None
-        if args.replays:
-            replay_path = args.replays / f"{config.match_id}.jsonl"
-            observers.append(ReplayWriter(replay_path))
-        if args.verbose:
-            observers.append(_VerbosePrinter([seat.name for seat in seats]))
-        result = play_match(config, seats, observers)
+        replay_path = args.replays / f"{config.match_id}.jsonl" if args.replays else None
+        context = MatchContext(
+            config.match_id, spec.id, [seat.name for seat in seats], replay_path, args.verbose
+        )
+        result = play_match(config, seats, plugins.observers(context))
         result.replay_path = str(replay_path) if replay_path else None
     if args.json:
         print(json.dumps(result.to_json()))

@@ -10,9 +10,10 @@ References:
 
 from __future__ import annotations
 
+import os
 import sys
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -72,12 +73,15 @@ def host_bot(
     reference: str,
     settings: LaunchSettings,
     python_bots: Mapping[str, Callable[[], Bot]],
+    python_command: Callable[[str], Sequence[str]],
 ) -> HostedBot:
     """Start (or reach) the bot and shake hands.
 
     A bot that fails to come up is not an exception: the result carries a
     ``start_fault`` and the referee forfeits its games.  Bad references and
     manifests raise (``HostingError``), since the user must fix them.
+    ``python_bots`` are the registered Python bots by name, and
+    ``python_command(name)`` the command that serves one in its own process.
     """
     if _is_address(reference):
         connection = GrpcConnection(reference, reference)
@@ -93,13 +97,16 @@ def host_bot(
         except BotFault as fault:
             return HostedBot(reference, None, "in-process", start_fault=fault)
     if reference in python_bots:
+        import_path = [Path(path) for path in sys.path if path and Path(path).is_dir()]
         command = BotCommand(
             name=reference,
-            argv=(sys.executable, "-m", "arena.hosting.serve_python_bot", reference),
+            argv=tuple(python_command(reference)),
             cwd=None,
-            env={},
+            # The referee's import path, so plugin modules it loaded import in the bot too.
+            env={"PYTHONPATH": os.pathsep.join(str(path) for path in import_path)},
             limits=settings.limits,
             source=f"python bot {reference!r}",
+            read_only_paths=tuple(import_path),
         )
     elif reference.endswith(".toml") or Path(reference).is_file():
         command = load_manifest(Path(reference))

@@ -43,7 +43,9 @@ class BotCommand:
 
     ``cwd`` is the bot's working directory (``None``: a fresh empty directory per
     run); ``env`` holds only the extra variables, the arena supplies the rest;
-    ``source`` says where the command came from, for error messages.
+    ``source`` says where the command came from, for error messages;
+    ``read_only_paths`` are folders the bot must be able to read even where the
+    sandbox hides them (e.g. a Python bot's import path under /tmp).
     """
 
     name: str
@@ -52,6 +54,7 @@ class BotCommand:
     env: dict[str, str] = field(default_factory=dict)
     limits: Limits = field(default_factory=Limits)
     source: str = "<code>"
+    read_only_paths: tuple[Path, ...] = ()
 
 
 def load_manifest(path: Path) -> BotCommand:

@@ -312,7 +312,7 @@ def _command_line(
     )
     # Hide the run directory (other bots' logs) unless the bot's own files live in it.
     hidden = [] if cwd.is_relative_to(run_dir) else [run_dir]
-    read_only = [cwd] if cwd != workdir else []
+    read_only = [*command.read_only_paths, *([cwd] if cwd != workdir else [])]
     return bwrap_command(
         inner, writable=[workdir, sock_dir], read_only=read_only, hidden=hidden, chdir=cwd
     )

@@ -1,4 +1,4 @@
-"""Which conversion module serves which game family (the part of a game id before '/')."""
+"""Which conversion module serves which game: built in by family, plugins by game id."""
 
 from __future__ import annotations
 
@@ -7,15 +7,20 @@ from types import ModuleType
 from arena.protocol import gin
 from arena.protocol.common import ProtocolError
 
-__all__ = ["codec_for"]
+__all__ = ["codec_for", "register_codec"]
 
-_CODECS: dict[str, ModuleType] = {"gin-rummy": gin}
+_BY_FAMILY: dict[str, ModuleType] = {"gin-rummy": gin}
+_BY_GAME: dict[str, ModuleType] = {}
+
+
+def register_codec(game_id: str, codec: ModuleType) -> None:
+    """Make ``codec`` convert the messages of ``game_id`` (plugins' games)."""
+    _BY_GAME[game_id] = codec
 
 
 def codec_for(game_id: str) -> ModuleType:
     """The conversion module for ``game_id`` (``gin-rummy/standard`` -> ``arena.protocol.gin``)."""
-    family = game_id.split("/", 1)[0]
-    try:
-        return _CODECS[family]
-    except KeyError:
-        raise ProtocolError(f"no protocol conversion for game {game_id!r}") from None
+    codec = _BY_GAME.get(game_id) or _BY_FAMILY.get(game_id.split("/", 1)[0])
+    if codec is None:
+        raise ProtocolError(f"no protocol conversion for game {game_id!r}")
+    return codec
