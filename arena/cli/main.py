@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from arena.cli import bots, demo, gin, match, replay
+from arena.cli import bots, demo, gin, ladder, match, replay
 
 __all__ = ["main"]
 
@@ -20,6 +20,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.register(commands)
     match.register(commands)
     bots.register(commands)
+    ladder.register(commands)
     replay.register(commands)
     return parser
 

@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import re
 import shlex
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from arena.hosting.errors import ManifestError
 from arena.hosting.limits import Limits
+from arena.tomlfile import TomlDocument, read_toml
 
 __all__ = ["RESERVED_ENV_PREFIX", "BotCommand", "load_manifest"]
 
@@ -63,31 +63,19 @@ def load_manifest(path: Path) -> BotCommand:
     Raises :class:`ManifestError` naming the file, the field and (when it can be
     found) the line of the first problem.
     """
-    path = Path(path)
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except OSError as exc:
-        raise ManifestError(f"{path}: cannot read manifest: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise ManifestError(f"{path}: manifest is not valid UTF-8: {exc}") from exc
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ManifestError(f"{path}:{_toml_error_line(exc, text)}: invalid TOML: {exc}") from exc
-    return _Reader(path, text).command(data)
+    document = read_toml(Path(path), ManifestError, "manifest")
+    return _Reader(document).command(document.data)
 
 
 class _Reader:
     """Validates parsed TOML, turning each problem into a located ManifestError."""
 
-    def __init__(self, path: Path, text: str) -> None:
-        self.path = path
-        self.lines = text.splitlines()
+    def __init__(self, document: TomlDocument) -> None:
+        self.document = document
+        self.path = document.path
 
     def error(self, key: str, problem: str) -> ManifestError:
-        line = _find_key_line(self.lines, key)
-        where = f"{self.path}:{line}" if line is not None else str(self.path)
-        return ManifestError(f"{where}: field {key!r} {problem}")
+        return ManifestError(f"{self.document.where(key)}: field {key!r} {problem}")
 
     def command(self, data: Mapping[str, object]) -> BotCommand:
         for key in data:
@@ -177,36 +165,3 @@ class _Reader:
                 raise self.error(f"env.{key}", f"must be a string, got {value!r}")
             env[key] = value
         return env
-
-
-def _toml_error_line(exc: tomllib.TOMLDecodeError, text: str) -> int:
-    # Python 3.11's TOMLDecodeError has no lineno attribute; the position is in the message.
-    match = re.search(r"at line (\d+)", str(exc))
-    if match:
-        return int(match.group(1))
-    return max(1, len(text.splitlines()))  # "at end of document"
-
-
-def _find_key_line(lines: list[str], dotted: str) -> int | None:
-    """Best-effort line number (1-based) of ``dotted`` ("name" or "limits.memory_mb")."""
-    table = dotted.rpartition(".")[0]
-    current = ""
-    header_line: int | None = None
-    for number, raw in enumerate(lines, start=1):
-        line = raw.strip()
-        header = re.fullmatch(r"\[\s*([^\[\]]+?)\s*\]\s*(#.*)?", line)
-        if header:
-            current = header.group(1).replace('"', "").replace(" ", "")
-            if current == table:
-                header_line = number
-            continue
-        assignment = re.match(r'("?)([A-Za-z0-9_.\- "]+?)\1\s*=', line)
-        if not assignment:
-            continue
-        name = assignment.group(2).replace('"', "").replace(" ", "")
-        qualified = f"{current}.{name}" if current else name
-        if qualified == dotted:
-            return number
-        if table and qualified == table:  # inline table: limits = { ... }
-            header_line = number
-    return header_line

@@ -1,0 +1,270 @@
+"""``arena ladder``: create, change, run, report and export ladder competitions."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from arena.ladder import LadderConfig, load_ladder_config, run_ladder
+from arena.ladder.config import BotEntry
+from arena.plugins import load_plugins
+from arena.ratings import DEFAULT_ENV
+from arena.storage import LadderStore
+
+__all__ = ["register"]
+
+
+def register(commands: Any) -> None:
+    ladder = commands.add_parser("ladder", help="ladder competitions (TrueSkill, SQLite)")
+    sub = ladder.add_subparsers(dest="ladder_command", required=True, metavar="ACTION")
+
+    create = sub.add_parser("create", help="create a ladder database from a TOML config")
+    create.add_argument("config", type=Path)
+    create.add_argument(
+        "--db", type=Path, help="database file (default: NAME.sqlite beside the config)"
+    )
+    create.set_defaults(run=_create)
+
+    add = sub.add_parser("add", help="add a bot (takes effect in a running ladder too)")
+    add.add_argument("db", type=Path)
+    add.add_argument("name")
+    source = add.add_mutually_exclusive_group()
+    source.add_argument("--manifest", type=Path)
+    source.add_argument("--address")
+    source.add_argument("--plugin", help="registered bot name (default: NAME)")
+    add.set_defaults(run=_add)
+
+    for action, status in (("disable", "disabled"), ("enable", "active"), ("remove", "removed")):
+        command = sub.add_parser(
+            action, help=f"{action} a bot (takes effect in a running ladder too)"
+        )
+        command.add_argument("db", type=Path)
+        command.add_argument("name")
+        command.set_defaults(run=_set_status, status=status)
+
+    run = sub.add_parser("run", help="play the ladder's matches (resumes after a crash)")
+    run.add_argument("db", type=Path)
+    run.add_argument("--matches", type=int, help="stop after this many matches")
+    run.add_argument(
+        "--until-sigma", type=float, help="stop when every active bot's sigma is below this"
+    )
+    run.add_argument("--quiet", action="store_true", help="no progress bar")
+    run.add_argument(
+        "--no-leaderboard", action="store_true", help="do not print the leaderboard at the end"
+    )
+    run.set_defaults(run=_run)
+
+    board = sub.add_parser("leaderboard", help="bots sorted by mu - 3 sigma")
+    board.add_argument("db", type=Path)
+    board.add_argument("--json", action="store_true")
+    board.set_defaults(run=_leaderboard)
+
+    history = sub.add_parser("history", help="one bot's matches and rating changes")
+    history.add_argument("db", type=Path)
+    history.add_argument("name")
+    history.add_argument("--json", action="store_true")
+    history.set_defaults(run=_history)
+
+    export = sub.add_parser("export", help="results and ratings as CSV or JSON")
+    export.add_argument("db", type=Path)
+    export.add_argument("--format", choices=["csv", "json"], default="json")
+    export.add_argument(
+        "--what", choices=["results", "ratings", "history"], default="results", help="for CSV"
+    )
+    export.add_argument("--out", type=Path, help="file to write (default: stdout)")
+    export.set_defaults(run=_export)
+
+
+def _check_bots(config: LadderConfig, where: str) -> None:
+    plugins = load_plugins(config.plugins, autoload=config.autoload_plugins)
+    plugins.game(config.game)
+    for bot in config.bots:
+        if bot.kind == "plugin":
+            try:
+                plugins.bot(bot.reference)
+            except ValueError as error:
+                raise ValueError(f"{where}: bot {bot.name!r}: {error}") from None
+
+
+def _create(args: argparse.Namespace) -> int:
+    config = load_ladder_config(args.config)
+    _check_bots(config, str(args.config))
+    path = args.db or args.config.parent / f"{config.name}.sqlite"
+    store = LadderStore.create(path, config.name, config.to_json(), str(args.config.resolve()))
+    for bot in config.bots:
+        store.add_bot(bot.name, bot.reference, DEFAULT_ENV.initial())
+    store.close()
+    print(
+        f"created ladder {config.name} in {path}: {len(config.bots)} bots, {config.schedule.value}"
+    )
+    return 0
+
+
+def _add(args: argparse.Namespace) -> int:
+    store = LadderStore.open(args.db)
+    config = LadderConfig.from_json(store.config_json())
+    if args.manifest:
+        reference = str(args.manifest.resolve())
+        if not args.manifest.is_file():
+            raise ValueError(f"{args.manifest}: no such manifest")
+    else:
+        reference = args.address or args.plugin or args.name
+    entry = BotEntry(args.name, reference)
+    if entry.kind == "plugin":
+        _check_bots(replace(config, bots=(entry,)), str(args.db))
+    store.add_bot(args.name, reference, DEFAULT_ENV.initial())
+    store.set_config_json(
+        replace(config, bots=(*[b for b in config.bots if b.name != args.name], entry)).to_json()
+    )
+    store.close()
+    print(f"added {args.name} ({entry.kind} {reference})")
+    return 0
+
+
+def _set_status(args: argparse.Namespace) -> int:
+    store = LadderStore.open(args.db)
+    store.set_status(args.name, args.status)
+    store.close()
+    print(f"{args.name}: {args.status}")
+    return 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    store = LadderStore.open(args.db)
+    try:
+        summary = run_ladder(
+            store, max_matches=args.matches, until_sigma=args.until_sigma, progress=not args.quiet
+        )
+        note = f"; {summary.recovered} interrupted match(es) re-run" if summary.recovered else ""
+        print(f"{summary.finished} match(es) played{note}", file=sys.stderr)
+        if not args.no_leaderboard:
+            _print_leaderboard(store)
+    finally:
+        store.close()
+    return 0
+
+
+def _rows(store: LadderStore) -> list[dict[str, Any]]:
+    bots = sorted(
+        store.bots(include_removed=True), key=lambda bot: (-bot.rating.conservative, bot.name)
+    )
+    return [
+        {
+            "rank": rank,
+            "name": bot.name,
+            "score": round(bot.rating.conservative, 3),
+            "mu": round(bot.rating.mu, 3),
+            "sigma": round(bot.rating.sigma, 3),
+            "matches": bot.matches,
+            "wins": bot.wins,
+            "draws": bot.draws,
+            "win_rate": round(bot.win_rate, 4),
+            "games": bot.games,
+            "game_wins": bot.game_wins,
+            "points": bot.points,
+            "faults": bot.faults,
+            "status": bot.status,
+        }
+        for rank, bot in enumerate(bots, start=1)
+    ]
+
+
+def _print_leaderboard(store: LadderStore) -> None:
+    rows = _rows(store)
+    print(
+        f"{'#':>3} {'bot':<16}{'mu-3s':>8}{'mu':>8}{'sigma':>7}{'matches':>9}{'wins':>6}{'win %':>7}{'faults':>8}  status"
+    )
+    for row in rows:
+        print(
+            f"{row['rank']:>3} {row['name']:<16}{row['score']:>8.2f}{row['mu']:>8.2f}{row['sigma']:>7.2f}"
+            f"{row['matches']:>9}{row['wins']:>6}{row['win_rate']:>7.1%}{row['faults']:>8}  {row['status']}"
+        )
+
+
+def _leaderboard(args: argparse.Namespace) -> int:
+    store = LadderStore.open(args.db)
+    try:
+        if args.json:
+            print(json.dumps({"leaderboard": _rows(store)}))
+        else:
+            _print_leaderboard(store)
+    finally:
+        store.close()
+    return 0
+
+
+def _history(args: argparse.Namespace) -> int:
+    store = LadderStore.open(args.db)
+    try:
+        bot = store.bot(args.name)
+        matches = store.finished_matches(args.name)
+        ratings = store.rating_history(args.name)
+        if args.json:
+            print(
+                json.dumps(
+                    {"bot": args.name, "status": bot.status, "matches": matches, "ratings": ratings}
+                )
+            )
+            return 0
+        print(
+            f"{bot.name} ({bot.reference}): {bot.status}, mu {bot.rating.mu:.2f} sigma {bot.rating.sigma:.2f}"
+        )
+        for match in matches:
+            seat = match["seats"].index(args.name)
+            others = ", ".join(name for name in match["seats"] if name != args.name)
+            print(
+                f"  match {match['match']} (unit {match['unit']}, seat {seat}) vs {others}: "
+                f"games won {match['wins'][seat]}/{match['games']}, points {match['points'][seat]}, faults {match['faults'][seat]}"
+            )
+        for change in ratings:
+            print(
+                f"  unit {change['unit_id']}: place {change['rank']}, mu {change['mu_before']:.2f} -> {change['mu_after']:.2f}, sigma {change['sigma_before']:.2f} -> {change['sigma_after']:.2f}"
+            )
+    finally:
+        store.close()
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    store = LadderStore.open(args.db)
+    try:
+        if args.format == "json":
+            text = json.dumps(
+                {
+                    "leaderboard": _rows(store),
+                    "matches": store.finished_matches(),
+                    "ratings": store.rating_history(),
+                },
+                indent=1,
+            )
+        else:
+            rows: list[dict[str, Any]]
+            if args.what == "ratings":
+                rows = _rows(store)
+            elif args.what == "history":
+                rows = store.rating_history()
+            else:
+                rows = [
+                    {**match, "seats": "|".join(match["seats"]), "wins": "|".join(map(str, match["wins"])),
+                     "points": "|".join(map(str, match["points"])), "faults": "|".join(map(str, match["faults"]))}
+                    for match in store.finished_matches()
+                ]  # fmt: skip
+            buffer = io.StringIO()
+            if rows:
+                writer = csv.DictWriter(buffer, fieldnames=list(rows[0]))
+                writer.writeheader()
+                writer.writerows(rows)
+            text = buffer.getvalue()
+    finally:
+        store.close()
+    if args.out:
+        args.out.write_text(text)
+    else:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    return 0

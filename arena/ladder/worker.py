@@ -1,0 +1,89 @@
+"""One ladder match, played in a worker process (so matches run side by side).
+
+Everything crosses the process boundary as plain data: the job in, the result out.
+"""
+
+from __future__ import annotations
+
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arena.hosting.launcher import LaunchSettings
+from arena.plugins import MatchContext, PluginSet, load_plugins
+from arena.plugins.hosted import host_bots
+from arena.referee.match import MatchConfig, Seat, play_match
+from arena.referee.settings import FaultPolicy, TimeControl
+
+__all__ = ["MatchJob", "play_job"]
+
+_PLUGINS: dict[tuple[tuple[str, ...], bool], PluginSet] = {}  # per worker process
+
+
+@dataclass(frozen=True)
+class MatchJob:
+    match_id: int
+    attempt: int
+    game: str
+    references: tuple[str, ...]  # by seat
+    names: tuple[str, ...]  # ladder names, by seat
+    seed: int
+    games: int
+    hands_only: bool
+    time_control: TimeControl
+    faults: str
+    sandbox: str
+    replays: str | None
+    plugins: tuple[str, ...]
+    autoload: bool
+
+
+def _plugins(modules: tuple[str, ...], autoload: bool) -> PluginSet:
+    key = (modules, autoload)
+    if key not in _PLUGINS:
+        _PLUGINS[key] = load_plugins(modules, autoload=autoload)
+    return _PLUGINS[key]
+
+
+def play_job(job: MatchJob) -> dict[str, Any]:
+    """Play the match; ``{"result": ..., "replay": ...}`` or ``{"error": ...}``.
+
+    Bot faults are part of the result.  An error here is the arena's own problem
+    (a plugin gone missing, a full disk): the runner puts the match back in the queue.
+    """
+    try:
+        plugins = _plugins(job.plugins, job.autoload)
+        spec = plugins.game(job.game)
+        key = f"m{job.match_id}-a{job.attempt}"
+        run_dir = Path(job.replays) / key if job.replays else None
+        replay = Path(job.replays) / f"{key}.jsonl" if job.replays else None
+        config = MatchConfig(
+            spec,
+            games=job.games,
+            seed=job.seed,
+            hands_only=job.hands_only,
+            time_control=job.time_control,
+            fault_policy=FaultPolicy.parse(job.faults),
+            match_id=key,
+        )
+        settings = LaunchSettings(
+            sandbox=job.sandbox, run_dir=run_dir, startup_seconds=job.time_control.startup_ms / 1000
+        )
+        hosted = host_bots(job.references, settings, plugins, job.plugins, job.autoload)
+        try:
+            seats = [
+                Seat(bot.connection, name, bot.sandbox, bot.stderr_path, bot.start_fault)
+                for bot, name in zip(hosted, job.names, strict=True)
+            ]
+            result = play_match(
+                config,
+                seats,
+                plugins.observers(MatchContext(key, spec.id, list(job.names), replay)),
+            )
+        finally:
+            for bot in hosted:
+                bot.close()
+        return {"result": result.to_json(), "replay": str(replay) if replay else None}
+    except Exception as error:
+        return {"error": f"{type(error).__name__}: {error}", "traceback": traceback.format_exc()}

@@ -1,0 +1,395 @@
+"""The ladder's records in SQLite: bots, scheduled and finished matches, ratings.
+
+Everything a finished match changes (its result, its seats, the bots' counts and
+fault streaks, and the rating update it completes) is written in one transaction,
+so a crash at any moment leaves either all of it or none of it.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from arena.ratings import Rating, RatingEnv, rate
+from arena.storage.db import StorageError, connect
+
+__all__ = ["BotRow", "LadderStore", "MatchRow", "RecordedMatch"]
+
+ACTIVE = "active"
+STATUSES = ("active", "disabled", "suspended", "removed")
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True)
+class BotRow:
+    id: int
+    name: str
+    reference: str
+    status: str
+    rating: Rating
+    matches: int
+    wins: int
+    draws: int
+    games: int
+    game_wins: int
+    points: int
+    faults: int
+    fault_streak: int
+
+    @classmethod
+    def of(cls, row: sqlite3.Row) -> BotRow:
+        return cls(
+            row["id"], row["name"], row["reference"], row["status"], Rating(row["mu"], row["sigma"]),
+            row["matches"], row["wins"], row["draws"], row["games"], row["game_wins"], row["points"],
+            row["faults"], row["fault_streak"],
+        )  # fmt: skip
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.matches if self.matches else 0.0
+
+
+@dataclass(frozen=True)
+class MatchRow:
+    id: int
+    unit_id: int
+    seats: tuple[str, ...]
+    seed: int
+    attempts: int
+
+
+@dataclass(frozen=True)
+class RecordedMatch:
+    match_id: int
+    rated: bool  # this match completed its unit, and the ratings moved
+    suspended: tuple[str, ...]  # bots suspended by this match's faults
+
+
+class LadderStore:
+    def __init__(self, db: sqlite3.Connection, path: Path) -> None:
+        self.db = db
+        self.path = path
+
+    @classmethod
+    def create(
+        cls, path: Path, name: str, config_json: str, config_path: str | None
+    ) -> LadderStore:
+        store = cls(connect(path, create=True), path)
+        with store.transaction():
+            store.db.execute(
+                "INSERT INTO ladder (id, name, config, config_path, created) VALUES (1, ?, ?, ?, ?)",
+                (name, config_json, config_path, _now()),
+            )
+        return store
+
+    @classmethod
+    def open(cls, path: Path) -> LadderStore:
+        store = cls(connect(path), path)
+        if store.db.execute("SELECT COUNT(*) FROM ladder").fetchone()[0] != 1:
+            raise StorageError(f"{path}: holds no ladder")
+        return store
+
+    def close(self) -> None:
+        self.db.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction (taken at once, so two writers never interleave)."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.db
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    # -- the ladder and its bots ---------------------------------------------
+
+    def config_json(self) -> str:
+        return str(self.db.execute("SELECT config FROM ladder").fetchone()[0])
+
+    def set_config_json(self, config_json: str) -> None:
+        with self.transaction():
+            self.db.execute("UPDATE ladder SET config = ?", (config_json,))
+
+    def bots(self, *, include_removed: bool = False) -> list[BotRow]:
+        rows = self.db.execute("SELECT * FROM bots ORDER BY name").fetchall()
+        return [BotRow.of(row) for row in rows if include_removed or row["status"] != "removed"]
+
+    def bot(self, name: str) -> BotRow:
+        row = self.db.execute("SELECT * FROM bots WHERE name = ?", (name,)).fetchone()
+        if row is None:
+            known = ", ".join(bot.name for bot in self.bots(include_removed=True)) or "none"
+            raise StorageError(f"{self.path}: no bot {name!r} in this ladder (bots: {known})")
+        return BotRow.of(row)
+
+    def add_bot(self, name: str, reference: str, rating: Rating) -> None:
+        with self.transaction():
+            existing = self.db.execute("SELECT status FROM bots WHERE name = ?", (name,)).fetchone()
+            if existing is not None and existing["status"] != "removed":
+                raise StorageError(f"{self.path}: the ladder already has a bot {name!r}")
+            if existing is not None:  # a removed bot comes back with its history
+                self.db.execute(
+                    "UPDATE bots SET status = ?, reference = ? WHERE name = ?",
+                    (ACTIVE, reference, name),
+                )
+            else:
+                self.db.execute(
+                    "INSERT INTO bots (name, reference, status, mu, sigma, added) VALUES (?, ?, ?, ?, ?, ?)",
+                    (name, reference, ACTIVE, rating.mu, rating.sigma, _now()),
+                )
+
+    def set_status(self, name: str, status: str) -> None:
+        if status not in STATUSES:
+            raise ValueError(f"bot status must be one of {', '.join(STATUSES)}, got {status!r}")
+        self.bot(name)  # names the ladder's bots if there is no such one
+        with self.transaction():
+            streak = "" if status != ACTIVE else ", fault_streak = 0"
+            self.db.execute(f"UPDATE bots SET status = ?{streak} WHERE name = ?", (status, name))
+
+    # -- scheduling ------------------------------------------------------------
+
+    def recover_running(self) -> int:
+        """Matches left running by a crashed runner go back to the queue (they re-run)."""
+        with self.transaction():
+            return self.db.execute(
+                "UPDATE matches SET status = 'scheduled' WHERE status = 'running'"
+            ).rowcount
+
+    def unit_exists(self, key: str) -> bool:
+        return self.db.execute("SELECT 1 FROM units WHERE key = ?", (key,)).fetchone() is not None
+
+    def add_unit(self, key: str, seed: int, lineups: Sequence[Sequence[str]]) -> int:
+        with self.transaction():
+            cursor = self.db.execute("INSERT INTO units (key, seed) VALUES (?, ?)", (key, seed))
+            unit_id = int(cursor.lastrowid or 0)
+            for lineup in lineups:
+                self.db.execute(
+                    "INSERT INTO matches (unit_id, seats, status) VALUES (?, ?, 'scheduled')",
+                    (unit_id, json.dumps(list(lineup))),
+                )
+        return unit_id
+
+    def cancel_inactive(self) -> int:
+        """Cancel the queued matches of units that involve a bot no longer active."""
+        active = {bot.name for bot in self.bots() if bot.status == ACTIVE}
+        cancelled = 0
+        with self.transaction():
+            rows = self.db.execute(
+                "SELECT id, unit_id, seats FROM matches WHERE status = 'scheduled'"
+            ).fetchall()
+            units = {row["unit_id"] for row in rows if not set(json.loads(row["seats"])) <= active}
+            for unit in units:
+                cancelled += self.db.execute(
+                    "UPDATE matches SET status = 'cancelled' WHERE unit_id = ? AND status = 'scheduled'",
+                    (unit,),
+                ).rowcount
+                self.db.execute("UPDATE units SET cancelled = 1 WHERE id = ?", (unit,))
+        return cancelled
+
+    def scheduled_count(self) -> int:
+        return int(
+            self.db.execute("SELECT COUNT(*) FROM matches WHERE status = 'scheduled'").fetchone()[0]
+        )
+
+    def take_next(self) -> MatchRow | None:
+        """The oldest queued match, now marked running (one more attempt)."""
+        with self.transaction():
+            row = self.db.execute(
+                "SELECT m.id, m.unit_id, m.seats, m.attempts, u.seed FROM matches m JOIN units u ON u.id = m.unit_id "
+                "WHERE m.status = 'scheduled' ORDER BY m.id LIMIT 1"
+            ).fetchone()
+            if row is None:
+                return None
+            self.db.execute(
+                "UPDATE matches SET status = 'running', attempts = attempts + 1, started = ? WHERE id = ?",
+                (_now(), row["id"]),
+            )
+        return MatchRow(
+            row["id"],
+            row["unit_id"],
+            tuple(json.loads(row["seats"])),
+            row["seed"],
+            row["attempts"] + 1,
+        )
+
+    def requeue(self, match_id: int) -> None:
+        with self.transaction():
+            self.db.execute(
+                "UPDATE matches SET status = 'scheduled' WHERE id = ? AND status = 'running'",
+                (match_id,),
+            )
+
+    def played_counts(self) -> dict[str, int]:
+        return {bot.name: bot.matches for bot in self.bots()}
+
+    # -- results ---------------------------------------------------------------
+
+    def record(
+        self,
+        match_id: int,
+        result: dict[str, Any],
+        replay: str | None,
+        suspend_after: int,
+        env: RatingEnv,
+    ) -> RecordedMatch:
+        """Store a finished match, and rate its unit if this completes it (one transaction)."""
+        with self.transaction():
+            row = self.db.execute(
+                "SELECT status, unit_id, seats FROM matches WHERE id = ?", (match_id,)
+            ).fetchone()
+            if row is None or row["status"] == "finished":
+                return RecordedMatch(match_id, False, ())  # already counted: never twice
+            seats = json.loads(row["seats"])
+            bots = {name: self.bot(name) for name in seats}
+            summaries = result["bots"]
+            ranks = _match_ranks(
+                [summary["wins"] for summary in summaries],
+                [summary["points"] for summary in summaries],
+            )
+            self.db.execute(
+                "UPDATE matches SET status = 'finished', finished = ?, result = ?, replay = ? WHERE id = ?",
+                (_now(), json.dumps(result), replay, match_id),
+            )
+            suspended = []
+            for seat, (name, summary) in enumerate(zip(seats, summaries, strict=True)):
+                bot = bots[name]
+                faults = summary["faults"]
+                streak = bot.fault_streak + 1 if faults else 0
+                status = (
+                    "suspended" if streak >= suspend_after and bot.status == ACTIVE else bot.status
+                )
+                if status == "suspended" and bot.status != "suspended":
+                    suspended.append(name)
+                self.db.execute(
+                    "INSERT INTO match_seats (match_id, seat, bot_id, rank, games, game_wins, points, faults, status) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        match_id,
+                        seat,
+                        bot.id,
+                        ranks[seat],
+                        result["games"],
+                        summary["wins"],
+                        summary["points"],
+                        faults,
+                        summary["status"],
+                    ),
+                )
+                self.db.execute(
+                    "UPDATE bots SET matches = matches + 1, wins = wins + ?, draws = draws + ?, games = games + ?, "
+                    "game_wins = game_wins + ?, points = points + ?, faults = faults + ?, fault_streak = ?, status = ? "
+                    "WHERE id = ?",
+                    (
+                        int(ranks[seat] == 0 and ranks.count(0) == 1), int(ranks[seat] == 0 and ranks.count(0) > 1),
+                        result["games"], summary["wins"], summary["points"], faults, streak, status, bot.id,
+                    ),
+                )  # fmt: skip
+            rated = self._rate_unit_if_complete(row["unit_id"], env)
+        return RecordedMatch(match_id, rated, tuple(suspended))
+
+    def _rate_unit_if_complete(self, unit_id: int, env: RatingEnv) -> bool:
+        unit = self.db.execute("SELECT rated FROM units WHERE id = ?", (unit_id,)).fetchone()
+        open_matches = self.db.execute(
+            "SELECT COUNT(*) FROM matches WHERE unit_id = ? AND status IN ('scheduled', 'running')",
+            (unit_id,),
+        ).fetchone()[0]
+        if unit["rated"] or open_matches:
+            return False
+        seats = self.db.execute(
+            "SELECT b.name, b.id, b.mu, b.sigma, s.game_wins, s.points FROM match_seats s "
+            "JOIN matches m ON m.id = s.match_id JOIN bots b ON b.id = s.bot_id "
+            "WHERE m.unit_id = ? AND m.status = 'finished'",
+            (unit_id,),
+        ).fetchall()
+        if not seats:
+            return False
+        totals: dict[str, list[int]] = {}
+        ids: dict[str, int] = {}
+        before: dict[str, Rating] = {}
+        for seat in seats:
+            total = totals.setdefault(seat["name"], [0, 0])
+            total[0] += seat["game_wins"]
+            total[1] += seat["points"]
+            ids[seat["name"]] = seat["id"]
+            before[seat["name"]] = Rating(seat["mu"], seat["sigma"])
+        names = sorted(totals)
+        if len(names) < 2:
+            return False
+        ranks = _match_ranks(
+            [totals[name][0] for name in names], [totals[name][1] for name in names]
+        )
+        after = rate([before[name] for name in names], ranks, env)
+        now = _now()
+        for name, rank, new in zip(names, ranks, after, strict=True):
+            old = before[name]
+            self.db.execute(
+                "UPDATE bots SET mu = ?, sigma = ? WHERE id = ?", (new.mu, new.sigma, ids[name])
+            )
+            self.db.execute(
+                "INSERT INTO rating_history (unit_id, bot_id, rank, mu_before, sigma_before, mu_after, sigma_after, at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (unit_id, ids[name], rank, old.mu, old.sigma, new.mu, new.sigma, now),
+            )
+        self.db.execute("UPDATE units SET rated = 1 WHERE id = ?", (unit_id,))
+        return True
+
+    # -- reports ---------------------------------------------------------------
+
+    def finished_matches(self, name: str | None = None) -> list[dict[str, Any]]:
+        """Finished matches, oldest first (of one bot, if named), with their unit."""
+        rows = self.db.execute(
+            "SELECT m.id, m.unit_id, u.key, u.seed, m.seats, m.finished, m.replay, m.result FROM matches m "
+            "JOIN units u ON u.id = m.unit_id WHERE m.status = 'finished' ORDER BY m.finished, m.id"
+        ).fetchall()
+        out = []
+        for row in rows:
+            seats = json.loads(row["seats"])
+            if name is not None and name not in seats:
+                continue
+            result = json.loads(row["result"])
+            out.append(
+                {
+                    "match": row["id"],
+                    "unit": row["unit_id"],
+                    "schedule": row["key"],
+                    "seed": row["seed"],
+                    "seats": seats,
+                    "finished": row["finished"],
+                    "replay": row["replay"],
+                    "wins": [bot["wins"] for bot in result["bots"]],
+                    "points": [bot["points"] for bot in result["bots"]],
+                    "faults": [bot["faults"] for bot in result["bots"]],
+                    "games": result["games"],
+                }
+            )
+        return out
+
+    def rating_history(self, name: str | None = None) -> list[dict[str, Any]]:
+        rows = self.db.execute(
+            "SELECT h.unit_id, b.name, h.rank, h.mu_before, h.sigma_before, h.mu_after, h.sigma_after, h.at "
+            "FROM rating_history h JOIN bots b ON b.id = h.bot_id ORDER BY h.id"
+        ).fetchall()
+        return [dict(row) for row in rows if name is None or row["name"] == name]
+
+    def counts(self) -> dict[str, int]:
+        rows = self.db.execute(
+            "SELECT status, COUNT(*) AS n FROM matches GROUP BY status"
+        ).fetchall()
+        return {row["status"]: row["n"] for row in rows}
+
+
+def _match_ranks(wins: Sequence[int], points: Sequence[int]) -> list[int]:
+    """Finishing order: more games won first, then more points; equal both: shared rank."""
+    keys = [(w, p) for w, p in zip(wins, points, strict=True)]
+    ordered = sorted(set(keys), reverse=True)
+    return [ordered.index(key) for key in keys]
