@@ -20,6 +20,8 @@ from arena.sdk.bot import Bot, BotSession, report_crash
 
 __all__ = ["BotConnection", "GrpcConnection", "InProcessConnection", "handshake_request"]
 
+_EXIT_WAIT = 0.5  # seconds to wait for a bot whose stream broke to be seen exiting
+
 
 def handshake_request() -> pb.HandshakeRequest:
     return pb.HandshakeRequest(
@@ -142,7 +144,7 @@ class GrpcConnection:
         try:
             await self._call.write(message)
         except (grpc.RpcError, asyncio.InvalidStateError) as error:
-            raise self._stream_fault(error) from None
+            raise await self._broken_stream(error) from None
 
     async def decide(self, message: pb.RefereeMessage, timeout: float) -> pb.DecisionReply:
         request_id = message.decision.request_id
@@ -160,7 +162,7 @@ class GrpcConnection:
                 ) from None
             if isinstance(item, BaseException):
                 replies.put_nowait(item)  # the stream stays broken for later calls
-                raise self._stream_fault(item)
+                raise await self._broken_stream(item)
             if item.WhichOneof("body") != "decision":
                 raise BotFault(
                     SeatStatus.PROTOCOL_ERROR,
@@ -174,6 +176,17 @@ class GrpcConnection:
                     f"reply to unknown request {item.decision.request_id}",
                 )
             # else: a late reply to an earlier request that already timed out: drop it
+
+    async def _broken_stream(self, error: BaseException) -> BotFault:
+        """The fault for a broken stream.  A dying process closes its socket a moment
+        before it can be seen to exit: wait up to ``_EXIT_WAIT`` s for that, so the
+        reason can say how it ended (exit status, stderr) instead of just "lost"."""
+        raised = isinstance(error, grpc.RpcError) and "raised" in (error.details() or "")
+        if self._describe_exit is not None and not raised:
+            deadline = asyncio.get_running_loop().time() + _EXIT_WAIT
+            while not self._describe_exit() and asyncio.get_running_loop().time() < deadline:
+                await asyncio.sleep(0.01)
+        return self._stream_fault(error)
 
     def _stream_fault(self, error: BaseException) -> BotFault:
         if isinstance(error, grpc.RpcError):

@@ -26,10 +26,12 @@ import resource
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Sequence
 from enum import Enum
 from pathlib import Path
 
+from arena.hosting._proctree import ProcessTree, ensure_child_subreaper
 from arena.hosting.errors import HostingError
 from arena.hosting.limits import Limits
 
@@ -48,6 +50,7 @@ SANDBOX_UID = 65534
 SANDBOX_GID = 65534
 
 _PROBE_TIMEOUT = 10.0
+_PROBE_ENV = "ARENA_BWRAP_PROBE"  # marks the probe's processes, to find them all again
 _MB = 1024 * 1024
 
 
@@ -94,20 +97,31 @@ def bwrap_problem() -> str | None:
     if shutil.which("bwrap") is None:
         return "bwrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
     argv = bwrap_command(["true"], writable=(), read_only=(), hidden=(), chdir=Path("/"))
+    # bwrap can exit a moment before the sandbox's init does; that orphan goes to the
+    # nearest child subreaper, so become one (as for every bot) and reap it like a bot.
+    ensure_child_subreaper()
+    token = f"{os.getpid()}-{time.monotonic_ns()}"
     try:
-        result = subprocess.run(
+        popen = subprocess.Popen(
             argv,
             stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=_PROBE_TIMEOUT,
-            env={"PATH": "/usr/bin:/bin"},
-            check=False,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            env={"PATH": "/usr/bin:/bin", _PROBE_ENV: token},
+            start_new_session=True,
         )
-    except (OSError, subprocess.TimeoutExpired) as exc:
+    except OSError as exc:
         return f"running {' '.join(argv)!r} failed: {exc}"
-    if result.returncode != 0:
-        detail = result.stderr.decode(errors="replace").strip() or "no message"
-        return f"{' '.join(argv)!r} exited with status {result.returncode}: {detail}"
+    with popen:
+        try:
+            _, stderr = popen.communicate(timeout=_PROBE_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            return f"running {' '.join(argv)!r} failed: no exit within {_PROBE_TIMEOUT:g} s"
+        finally:
+            ProcessTree(popen, f"{_PROBE_ENV}={token}".encode()).kill(grace=0.0)
+    if popen.returncode != 0:
+        detail = stderr.decode(errors="replace").strip() or "no message"
+        return f"{' '.join(argv)!r} exited with status {popen.returncode}: {detail}"
     return None
 
 

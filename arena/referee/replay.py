@@ -154,4 +154,8 @@ def verify_replay(path: Path) -> list[Disagreement]:
                         f"game {number}: engine scores {list(outcome.scores)} winner {outcome.winner}, replay {record['scores']} winner {record['winner']}",
                     )
                 )
+    if records[-1]["type"] != "match_end":
+        problems.append(
+            Disagreement(len(records), "the replay stops before its match_end record (cut short?)")
+        )
     return problems
