@@ -3,32 +3,41 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
-from arena.policies import GinPolicy, greedy_gin, random_gin
+from arena.policies import greedy_gin, greedy_rummy, random_gin
+from arena.proto import bot_pb2 as pb
 from arena.sdk import Bot, Decision
 
-__all__ = ["BUILTIN_BOTS", "GreedyBot", "PolicyBot", "RandomBot"]
+__all__ = ["BUILTIN_BOTS", "GreedyBot", "GreedyRummyBot", "PolicyBot", "RandomBot"]
 
 
 class PolicyBot(Bot):
-    """A bot that asks a policy function; its randomness is seeded per match."""
+    """A bot that asks a policy function.  Its randomness is seeded from ``seed`` and
+    its seat at each match start: reproducible, and different for each seat in self-play."""
 
-    policy: ClassVar[GinPolicy]
+    # (observation, legal actions, rng) -> action, for whichever game the bot plays
+    policy: ClassVar[Callable[[Any, Sequence[Any], random.Random], Any]]
     author = "Rummy Arena"
     version = "1.0"
 
     def __init__(self, seed: int = 0) -> None:
+        self.seed = seed
         self.rng = random.Random(seed)
+
+    def on_match_start(self, message: pb.MatchStart) -> None:
+        self.rng = random.Random(f"{self.seed}:{message.seat}")
 
     def decide(self, decision: Decision) -> Any:
         return type(self).policy(decision.observation, decision.legal_actions, self.rng)
 
 
 class RandomBot(PolicyBot):
-    """A uniformly random legal action."""
+    """A uniformly random legal action (any game)."""
 
     name = "random"
+    games = ("*",)
     policy = staticmethod(random_gin)
 
 
@@ -39,4 +48,16 @@ class GreedyBot(PolicyBot):
     policy = staticmethod(greedy_gin)
 
 
-BUILTIN_BOTS: dict[str, type[Bot]] = {"random": RandomBot, "greedy": GreedyBot}
+class GreedyRummyBot(PolicyBot):
+    """Basic Rummy: melds and lays off at once, sheds its highest cards."""
+
+    name = "greedy-rummy"
+    games = ("rummy/*",)
+    policy = staticmethod(greedy_rummy)
+
+
+BUILTIN_BOTS: dict[str, type[Bot]] = {
+    "random": RandomBot,
+    "greedy": GreedyBot,
+    "greedy-rummy": GreedyRummyBot,
+}

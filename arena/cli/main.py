@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -33,6 +34,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as error:  # every user-input error of ours is a ValueError subclass
         print(f"arena: error: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # e.g. `arena replay FILE | head`: the reader left
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     return status
 
 

@@ -19,12 +19,14 @@ __all__ = ["register"]
 
 
 def register(commands: Any) -> None:
-    parser = commands.add_parser("match", help="play a match between two bots")
+    parser = commands.add_parser(
+        "match", help="play a match between bots (2 for Gin, 2-6 for Rummy)"
+    )
     parser.add_argument(
         "bots",
-        nargs=2,
+        nargs="+",
         metavar="BOT",
-        help="bot name, manifest file, grpc://HOST:PORT or unix:PATH",
+        help="bot name, manifest file, grpc://HOST:PORT or unix:PATH, by seat",
     )
     parser.add_argument("--games", type=int, default=10, help="games to play (default 10)")
     parser.add_argument(
@@ -33,7 +35,9 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--rules", default="standard", help="rule set of the game (default standard)"
     )
-    parser.add_argument("--game", default="gin-rummy", help="game family (default gin-rummy)")
+    parser.add_argument(
+        "--game", default="gin-rummy", help="game family: gin-rummy (default) or rummy"
+    )
     parser.add_argument("--hands", action="store_true", help="each game is a single hand")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument(
@@ -66,6 +70,10 @@ def _run(args: argparse.Namespace) -> int:
         raise SettingsError(f"--seed must be non-negative, got {args.seed}")
     plugins = plugins_from_args(args)
     spec = plugins.game(f"{args.game}/{args.rules}")
+    if not spec.min_seats <= len(args.bots) <= spec.max_seats:
+        raise SettingsError(
+            f"{spec.id} is for {spec.min_seats}-{spec.max_seats} bots, got {len(args.bots)}"
+        )
     time_control = TimeControl(args.startup_ms, args.decision_ms, args.bank_ms)
     policy = FaultPolicy.parse(args.faults)
     config = MatchConfig(

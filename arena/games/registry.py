@@ -41,7 +41,9 @@ def _gin_spec(key: str, rules: GinRules) -> GameSpec:
 
 
 def builtin_games() -> list[GameSpec]:
-    return [_gin_spec(key, rules) for key, rules in PRESETS.items()]
+    from arena.games.rummy.spec import game_specs  # imports GameSpec from here
+
+    return [*(_gin_spec(key, rules) for key, rules in PRESETS.items()), *game_specs()]
 
 
 def find_game(game_id: str, specs: Iterable[GameSpec] | None = None) -> GameSpec:

@@ -1,5 +1,6 @@
-"""Simple in-process policies: the demo's players and the sample bots' brains."""
+"""Simple in-process policies: the demo's players and the built-in bots' brains."""
 
 from arena.policies.gin import GinPolicy, greedy_gin, random_gin
+from arena.policies.rummy import greedy_rummy
 
-__all__ = ["GinPolicy", "greedy_gin", "random_gin"]
+__all__ = ["GinPolicy", "greedy_gin", "greedy_rummy", "random_gin"]

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from arena.protocol import gin
+from arena.protocol import gin, rummy
 from arena.protocol.common import ProtocolError
 
 __all__ = ["codec_for", "register_codec"]
 
-_BY_FAMILY: dict[str, ModuleType] = {"gin-rummy": gin}
+_BY_FAMILY: dict[str, ModuleType] = {"gin-rummy": gin, "rummy": rummy}
 _BY_GAME: dict[str, ModuleType] = {}
 
 

@@ -406,11 +406,18 @@ class GinTable:
         return parse_action(text)
 
     def hidden_cards(self, seat: int) -> CardSet:
-        """Cards ``seat`` must not be told about (the opponent's hidden cards and the stock)."""
+        """Cards ``seat`` must not be told about now: the stock, the face-down knock
+        discard, and the opponent's cards except those seen taken or laid down."""
         hand = self.game.hand
         locations = hand.card_locations()
-        opponent = locations[f"hand{1 - seat}"] - hand.observation(seat).opponent_known
-        return opponent | locations["stock"]
+        observation = hand.observation(seat)
+        shown = observation.opponent_known
+        if observation.knock is not None and observation.knock.seat != seat:
+            for meld in observation.knock.melds:
+                shown = shown | meld.cards
+            shown = shown | observation.knock.unmatched
+        opponent = locations[f"hand{1 - seat}"] - shown
+        return opponent | locations["stock"] | locations["knock_discard"]
 
 
 def _totals_after(results: list[HandResult]) -> tuple[int, int]:

@@ -7,6 +7,7 @@ The referee never raises because of a bot: every bot fault becomes a
 from __future__ import annotations
 
 import asyncio
+import fnmatch
 import random
 import time
 import uuid
@@ -140,6 +141,13 @@ class _Match:
         for index, seat in enumerate(self.seats):
             if seat.start_fault is not None:
                 self.fault(index, seat.start_fault, game=-1, hand=-1, consequence="forfeit")
+            elif seat.connection is not None and not _plays(seat.connection.info.games, spec.id):
+                plays = ", ".join(seat.connection.info.games) or "nothing"
+                refusal = BotFault(
+                    SeatStatus.PROTOCOL_ERROR,
+                    f"{seat.name} does not play {spec.id} (its handshake lists: {plays})",
+                )
+                self.fault(index, refusal, game=-1, hand=-1, consequence="forfeit")
         for index, seat in enumerate(self.seats):
             if self.alive[index] and seat.connection is not None:
                 try:
@@ -190,11 +198,12 @@ class _Match:
         self.emit({"type": "game", "game": number, "seed": seed})
         await self.broadcast(pb.RefereeMessage(game_start=pb.GameStart(game_number=number)))
         banks = [config.time_control.bank_ms / 1000.0] * len(self.seats)
-        forfeiter: int | None = None
+        forfeiters: list[int] = []
         forfeit_reason = ""
         while not table.is_terminal():
             if not all(self.alive):
-                forfeiter, forfeit_reason = self.alive.index(False), "did not play"
+                forfeiters = [seat for seat, alive in enumerate(self.alive) if not alive]
+                forfeit_reason = "did not play"
                 break
             if table.hand_started():
                 self.emit(
@@ -219,10 +228,8 @@ class _Match:
             seat_index = table.current_seat()
             assert seat_index is not None
             if not await self.play_turn(table, seat_index, number, banks):
-                forfeiter, forfeit_reason = (
-                    seat_index,
-                    self.records[seat_index].faults[-1].status.value,
-                )
+                forfeiters = [seat_index]
+                forfeit_reason = self.records[seat_index].faults[-1].status.value
                 break
             for hand_end, record in table.finished_hands(number):
                 self.emit(
@@ -234,9 +241,10 @@ class _Match:
                     }
                 )
                 await self.broadcast(pb.RefereeMessage(hand_end=hand_end))
-        if forfeiter is not None:
-            outcome = _forfeit_outcome(len(self.seats), forfeiter, table.scores())
-            reason = f"forfeit: seat {forfeiter} {forfeit_reason}"
+        if forfeiters:
+            outcome = _forfeit_outcome(len(self.seats), forfeiters, table.scores())
+            who = " and ".join(f"seat {seat}" for seat in forfeiters)
+            reason = f"forfeit: {who} {forfeit_reason}"
         else:
             outcome = table.outcome()
             reason = table.end_reason()
@@ -379,10 +387,17 @@ class _Match:
         return False
 
 
-def _forfeit_outcome(seats: int, forfeiter: int, scores: Sequence[int]) -> Outcome:
-    """The forfeiting seat ranks last; the others share first.  Scores stay as they were."""
-    ranks = tuple(1 if seat == forfeiter else 0 for seat in range(seats))
-    winners = [seat for seat in range(seats) if seat != forfeiter]
+def _plays(patterns: Sequence[str], game_id: str) -> bool:
+    return any(fnmatch.fnmatchcase(game_id, pattern) for pattern in patterns)
+
+
+def _forfeit_outcome(seats: int, forfeiters: Sequence[int], scores: Sequence[int]) -> Outcome:
+    """Forfeiting seats rank last; the others share first (all forfeit: all tie).
+    Scores stay as they were."""
+    if len(forfeiters) == seats:
+        return Outcome(tuple(scores), (0,) * seats, None)
+    ranks = tuple(1 if seat in forfeiters else 0 for seat in range(seats))
+    winners = [seat for seat in range(seats) if seat not in forfeiters]
     return Outcome(tuple(scores), ranks, winners[0] if len(winners) == 1 else None)
 
 
