@@ -1,9 +1,8 @@
-"""The baseline bots: ``random`` and ``greedy`` (Gin Rummy)."""
+"""The baseline bots: ``random`` (any game), ``greedy`` (Gin Rummy), ``greedy-rummy``."""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 from arena.policies import greedy_gin, greedy_rummy, random_gin
@@ -17,8 +16,9 @@ class PolicyBot(Bot):
     """A bot that asks a policy function.  Its randomness is seeded from ``seed`` and
     its seat at each match start: reproducible, and different for each seat in self-play."""
 
-    # (observation, legal actions, rng) -> action, for whichever game the bot plays
-    policy: ClassVar[Callable[[Any, Sequence[Any], random.Random], Any]]
+    # A staticmethod (observation, legal actions, rng) -> action, of whichever game the
+    # bot plays; Any, since each game has its own observation and action types.
+    policy: ClassVar[Any]
     author = "Rummy Arena"
     version = "1.0"
 
