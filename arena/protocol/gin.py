@@ -6,7 +6,7 @@ from dataclasses import fields
 from typing import Any
 
 from arena.cards import Card, CardSet, InvalidMeldError
-from arena.games.base import IllegalActionError, Outcome
+from arena.games.base import IllegalActionError
 from arena.games.gin_rummy import (
     DRAW_DISCARD,
     DRAW_STOCK,
@@ -17,7 +17,6 @@ from arena.games.gin_rummy import (
     Draw,
     EventKind,
     GinGame,
-    GinHand,
     GinObservation,
     GinRules,
     HandResult,
@@ -40,6 +39,7 @@ from arena.protocol.common import (
     meld_from_proto,
     melds_to_proto,
 )
+from arena.protocol.table import Table
 
 __all__ = [
     "GinTable",
@@ -49,6 +49,7 @@ __all__ = [
     "new_table",
     "observation_from_proto",
     "observation_to_proto",
+    "parse_action",
     "rules_map",
 ]
 
@@ -288,79 +289,33 @@ def hand_result_record(result: HandResult) -> dict[str, Any]:
 # ------------------------------------------------------------------ table --
 
 
-class GinTable:
-    """A Gin Rummy game as the referee sees it: state plus the messages about it."""
+class GinTable(Table):
+    """A Gin Rummy game as the referee sees it."""
 
     family = "gin-rummy"
+    game: GinGame
 
-    def __init__(self, game_id: str, game: GinGame) -> None:
-        self.game_id = game_id
-        self.game = game
-        self._seen = [0, 0]  # per seat: how many events of the current hand it was sent
-        self._hand: GinHand | None = None  # the hand HandStart was last sent for
-        self._reported = 0  # hand results already reported
-        self.legal: list[Action] = []
+    def observation_to_proto(
+        self, observation: GinObservation, game_number: int, out: pb.Observation
+    ) -> None:
+        observation_to_proto(observation, self.game_id, game_number, out)
 
-    # pass-through of the game interface
-    def current_seat(self) -> int | None:
-        return self.game.current_seat()
+    def event_to_proto(self, event: PublicEvent) -> pb.Event:
+        return event_to_proto(event)
 
-    def legal_actions(self) -> list[Action]:
-        return self.game.legal_actions()
+    def action_to_proto(self, action: Action) -> pb.Action:
+        return action_to_proto(action)
 
-    def apply(self, action: Action, seat: int) -> None:
-        self.game.apply(action, seat)
+    def action_from_proto(self, message: pb.Action) -> Action:
+        return action_from_proto(message)
 
-    def is_terminal(self) -> bool:
-        return self.game.is_terminal()
+    def hand_end(
+        self, result: HandResult, game_number: int, hand_number: int, totals: list[int]
+    ) -> pb.HandEnd:
+        return hand_result_to_proto(result, game_number, hand_number, (totals[0], totals[1]))
 
-    def outcome(self) -> Outcome:
-        return self.game.outcome()
-
-    # messages
-    def hand_started(self) -> bool:
-        """True once per new hand (including the first): time to send HandStart."""
-        if self.game.hand is self._hand:
-            return False
-        self._hand = self.game.hand
-        self._seen = [0, 0]
-        return True
-
-    @property
-    def hand_number(self) -> int:
-        return self.game.hand.hand_number
-
-    def deck(self) -> list[str]:
-        return cards_to_texts(self.game.hand.deck)
-
-    def dealer(self) -> int:
-        return self.game.hand.dealer
-
-    def hand_start(self, seat: int, game_number: int) -> pb.HandStart:
-        hand = self.game.hand
-        return pb.HandStart(
-            game_number=game_number,
-            hand_number=hand.hand_number,
-            dealer=hand.dealer,
-            hand=cards_to_texts(hand.hand_of(seat)),
-            scores=list(hand.scores),
-        )
-
-    def decision(self, seat: int, game_number: int, request_id: int) -> pb.RefereeMessage:
-        """The request for ``seat`` (inside its envelope, to save a copy); remembers its
-        legal actions for ``legal_index``."""
-        hand = self.game.hand
-        events = hand.events
-        start = self._seen[seat]
-        self._seen[seat] = len(events)
-        self.legal = self.game.legal_actions()
-        message = pb.RefereeMessage()
-        request = message.decision
-        request.request_id = request_id
-        observation_to_proto(hand.observation(seat), self.game_id, game_number, request.observation)
-        request.events.extend([event_to_proto(event) for event in events[start:]])
-        request.legal_actions.extend([action_to_proto(action) for action in self.legal])
-        return message
+    def hand_record(self, result: HandResult) -> dict[str, Any]:
+        return hand_result_record(result)
 
     def scores(self) -> tuple[int, int]:
         """Game totals so far (what a forfeited game is recorded with)."""
@@ -368,42 +323,11 @@ class GinTable:
 
     def end_reason(self) -> str:
         if self.game.single_hand:
-            result = self.game.results[-1]
-            return f"hand: {result.termination.value}"
+            return f"hand: {self.game.results[-1].termination.value}"
         summary = self.game.summary
         assert summary is not None
         reached = any(total >= self.game.rules.target for total in summary.totals)
         return "target" if reached else "deal limit"
-
-    def finished_hands(self, game_number: int) -> list[tuple[pb.HandEnd, dict[str, Any]]]:
-        """Hands that ended since the last call: the reveal message and a replay record."""
-        out = []
-        results = self.game.results
-        while self._reported < len(results):
-            result = results[self._reported]
-            totals = _totals_after(results[: self._reported + 1])
-            out.append(
-                (
-                    hand_result_to_proto(result, game_number, self._reported, totals),
-                    hand_result_record(result),
-                )
-            )
-            self._reported += 1
-        return out
-
-    def action_from_proto(self, message: pb.Action) -> Action:
-        return action_from_proto(message)
-
-    def action_to_proto(self, action: Action) -> pb.Action:
-        return action_to_proto(action)
-
-    @staticmethod
-    def format_action(action: Action) -> str:
-        return str(action)
-
-    @staticmethod
-    def parse_action(text: str) -> Action:
-        return parse_action(text)
 
     def hidden_cards(self, seat: int) -> CardSet:
         """Cards ``seat`` must not be told about now: the stock, the face-down knock
@@ -418,14 +342,6 @@ class GinTable:
             shown = shown | observation.knock.unmatched
         opponent = locations[f"hand{1 - seat}"] - shown
         return opponent | locations["stock"] | locations["knock_discard"]
-
-
-def _totals_after(results: list[HandResult]) -> tuple[int, int]:
-    totals = [0, 0]
-    for result in results:
-        if result.winner is not None:
-            totals[result.winner] += result.points
-    return (totals[0], totals[1])
 
 
 def new_table(game_id: str, game: GinGame) -> GinTable:

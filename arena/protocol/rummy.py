@@ -20,7 +20,7 @@ from enum import Enum
 from typing import Any
 
 from arena.cards import Card
-from arena.games.base import IllegalActionError, Outcome
+from arena.games.base import IllegalActionError
 from arena.games.rummy import (
     DRAW_DISCARD,
     DRAW_STOCK,
@@ -36,7 +36,6 @@ from arena.games.rummy import (
     PublicEvent,
     RummyCard,
     RummyGame,
-    RummyHand,
     RummyObservation,
     RummyRules,
     SeatInfo,
@@ -48,6 +47,7 @@ from arena.games.rummy import (
 )
 from arena.proto import bot_pb2 as pb
 from arena.protocol.common import ProtocolError
+from arena.protocol.table import Table
 
 __all__ = [
     "RummyTable",
@@ -408,80 +408,36 @@ def hand_result_record(result: HandResult) -> dict[str, Any]:
 # ------------------------------------------------------------------ table --
 
 
-class RummyTable:
-    """A Basic Rummy game as the referee sees it: state plus the messages about it."""
+class RummyTable(Table):
+    """A Basic Rummy game as the referee sees it."""
 
     family = "rummy"
+    game: RummyGame
 
-    def __init__(self, game_id: str, game: RummyGame) -> None:
-        self.game_id = game_id
-        self.game = game
-        self._seen = [0] * game.num_seats  # per seat: events of the current hand it was sent
-        self._hand: RummyHand | None = None  # the hand HandStart was last sent for
-        self._reported = 0  # hand results already reported
-        self.legal: list[Action] = []
+    def observation_to_proto(
+        self, observation: RummyObservation, game_number: int, out: pb.Observation
+    ) -> None:
+        observation_to_proto(observation, self.game_id, game_number, out)
 
-    # pass-through of the game interface
-    def current_seat(self) -> int | None:
-        return self.game.current_seat()
+    def event_to_proto(self, event: PublicEvent) -> pb.Event:
+        return event_to_proto(event)
 
-    def legal_actions(self) -> list[Action]:
-        return self.game.legal_actions()
+    def action_to_proto(self, action: Action) -> pb.Action:
+        return action_to_proto(action)
 
-    def apply(self, action: Action, seat: int) -> None:
-        self.game.apply(action, seat)
+    def action_from_proto(self, message: pb.Action) -> Action:
+        return action_from_proto(message)
 
-    def is_terminal(self) -> bool:
-        return self.game.is_terminal()
+    def hand_end(
+        self, result: HandResult, game_number: int, hand_number: int, totals: list[int]
+    ) -> pb.HandEnd:
+        return hand_result_to_proto(result, game_number, hand_number, totals)
 
-    def outcome(self) -> Outcome:
-        return self.game.outcome()
+    def hand_record(self, result: HandResult) -> dict[str, Any]:
+        return hand_result_record(result)
 
-    # messages
-    def hand_started(self) -> bool:
-        """True once per new hand (including the first): time to send HandStart."""
-        if self.game.hand is self._hand:
-            return False
-        self._hand = self.game.hand
-        self._seen = [0] * self.game.num_seats
-        return True
-
-    @property
-    def hand_number(self) -> int:
-        return self.game.hand.hand_number
-
-    def deck(self) -> list[str]:
-        return cards_to_texts(self.game.hand.deck)
-
-    def dealer(self) -> int:
-        return self.game.hand.dealer
-
-    def hand_start(self, seat: int, game_number: int) -> pb.HandStart:
-        """A seat eliminated from the game is told of the hand with no cards."""
-        hand = self.game.hand
-        return pb.HandStart(
-            game_number=game_number,
-            hand_number=hand.hand_number,
-            dealer=hand.dealer,
-            hand=cards_to_texts(hand.hand_of(seat)),
-            scores=list(hand.scores),
-        )
-
-    def decision(self, seat: int, game_number: int, request_id: int) -> pb.RefereeMessage:
-        """The request for ``seat`` (inside its envelope, to save a copy); remembers its
-        legal actions for ``legal_index``."""
-        hand = self.game.hand
-        events = hand.events
-        start = self._seen[seat]
-        self._seen[seat] = len(events)
-        self.legal = self.game.legal_actions()
-        message = pb.RefereeMessage()
-        request = message.decision
-        request.request_id = request_id
-        observation_to_proto(hand.observation(seat), self.game_id, game_number, request.observation)
-        request.events.extend([event_to_proto(event) for event in events[start:]])
-        request.legal_actions.extend([action_to_proto(action) for action in self.legal])
-        return message
+    def card_texts(self, cards: Iterable[RummyCard]) -> list[str]:
+        return cards_to_texts(cards)
 
     def scores(self) -> tuple[int, ...]:
         """The standing as "higher is better" points (what a forfeited game is recorded
@@ -492,39 +448,6 @@ class RummyTable:
         summary = self.game.summary
         assert summary is not None
         return summary.reason
-
-    def finished_hands(self, game_number: int) -> list[tuple[pb.HandEnd, dict[str, Any]]]:
-        """Hands that ended since the last call: the reveal message and a replay record."""
-        out = []
-        results = self.game.results
-        while self._reported < len(results):
-            result = results[self._reported]
-            totals = [0] * self.game.num_seats
-            for earlier in results[: self._reported + 1]:
-                for seat, info in enumerate(earlier.seats):
-                    totals[seat] += info.points
-            out.append(
-                (
-                    hand_result_to_proto(result, game_number, self._reported, totals),
-                    hand_result_record(result),
-                )
-            )
-            self._reported += 1
-        return out
-
-    def action_from_proto(self, message: pb.Action) -> Action:
-        return action_from_proto(message)
-
-    def action_to_proto(self, action: Action) -> pb.Action:
-        return action_to_proto(action)
-
-    @staticmethod
-    def format_action(action: Action) -> str:
-        return str(action)
-
-    @staticmethod
-    def parse_action(text: str) -> Action:
-        return parse_action(text)
 
     def hidden_cards(self, seat: int) -> Counter[str]:
         """Cards ``seat`` must not be told about, as a multiset of card texts: the

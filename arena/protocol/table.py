@@ -1,0 +1,142 @@
+"""What the referee drives a game through: the state plus the messages about it.
+
+``Table`` holds what every game shares (whose turn, hand starts, decision
+requests, hand results since the last look); each game's subclass supplies its
+conversions.  A game engine offers ``hand`` (the current hand: ``events``,
+``observation(seat)``, ``hand_of(seat)``, ``deck``, ``dealer``, ``scores``,
+``hand_number``) and ``results`` (finished hands, each with ``seats[i].points``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from arena.games.base import Outcome
+from arena.proto import bot_pb2 as pb
+from arena.protocol.common import cards_to_texts
+
+__all__ = ["Table"]
+
+
+class Table:
+    family: ClassVar[str]
+
+    def __init__(self, game_id: str, game: Any) -> None:
+        self.game_id = game_id
+        self.game = game
+        self._seen = [0] * game.num_seats  # per seat: events of the current hand it was sent
+        self._hand: Any = None  # the hand HandStart was last sent for
+        self._reported = 0  # hand results already reported
+        self.legal: list[Any] = []  # the legal actions of the last decision request
+
+    # -- each game's conversions ---------------------------------------------
+
+    def observation_to_proto(self, observation: Any, game_number: int, out: pb.Observation) -> None:
+        raise NotImplementedError
+
+    def event_to_proto(self, event: Any) -> pb.Event:
+        raise NotImplementedError
+
+    def action_to_proto(self, action: Any) -> pb.Action:
+        raise NotImplementedError
+
+    def action_from_proto(self, message: pb.Action) -> Any:
+        raise NotImplementedError
+
+    def hand_end(
+        self, result: Any, game_number: int, hand_number: int, totals: list[int]
+    ) -> pb.HandEnd:
+        raise NotImplementedError
+
+    def hand_record(self, result: Any) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def card_texts(self, cards: Any) -> list[str]:
+        """Text forms of the game's cards (a game with jokers overrides this)."""
+        return cards_to_texts(cards)
+
+    # -- the game interface ----------------------------------------------------
+
+    def current_seat(self) -> int | None:
+        return self.game.current_seat()  # type: ignore[no-any-return]
+
+    def legal_actions(self) -> list[Any]:
+        return self.game.legal_actions()  # type: ignore[no-any-return]
+
+    def apply(self, action: Any, seat: int) -> None:
+        self.game.apply(action, seat)
+
+    def is_terminal(self) -> bool:
+        return self.game.is_terminal()  # type: ignore[no-any-return]
+
+    def outcome(self) -> Outcome:
+        return self.game.outcome()  # type: ignore[no-any-return]
+
+    @staticmethod
+    def format_action(action: Any) -> str:
+        return str(action)
+
+    # -- messages --------------------------------------------------------------
+
+    def hand_started(self) -> bool:
+        """True once per new hand (including the first): time to send HandStart."""
+        if self.game.hand is self._hand:
+            return False
+        self._hand = self.game.hand
+        self._seen = [0] * self.game.num_seats
+        return True
+
+    @property
+    def hand_number(self) -> int:
+        return self.game.hand.hand_number  # type: ignore[no-any-return]
+
+    def deck(self) -> list[str]:
+        return self.card_texts(self.game.hand.deck)
+
+    def dealer(self) -> int:
+        return self.game.hand.dealer  # type: ignore[no-any-return]
+
+    def hand_start(self, seat: int, game_number: int) -> pb.HandStart:
+        hand = self.game.hand
+        return pb.HandStart(
+            game_number=game_number,
+            hand_number=hand.hand_number,
+            dealer=hand.dealer,
+            hand=self.card_texts(hand.hand_of(seat)),
+            scores=list(hand.scores),
+        )
+
+    def decision(self, seat: int, game_number: int, request_id: int) -> pb.RefereeMessage:
+        """The request for ``seat`` (built inside its envelope, to save a copy);
+        remembers its legal actions for ``legal_index``."""
+        hand = self.game.hand
+        events = hand.events
+        start = self._seen[seat]
+        self._seen[seat] = len(events)
+        self.legal = self.game.legal_actions()
+        message = pb.RefereeMessage()
+        request = message.decision
+        request.request_id = request_id
+        self.observation_to_proto(hand.observation(seat), game_number, request.observation)
+        request.events.extend([self.event_to_proto(event) for event in events[start:]])
+        request.legal_actions.extend([self.action_to_proto(action) for action in self.legal])
+        return message
+
+    def finished_hands(self, game_number: int) -> list[tuple[pb.HandEnd, dict[str, Any]]]:
+        """Hands that ended since the last call: the reveal message and a replay record."""
+        out = []
+        results = self.game.results
+        while self._reported < len(results):
+            totals = [0] * self.game.num_seats
+            for result in results[: self._reported + 1]:
+                for seat, info in enumerate(result.seats):
+                    totals[seat] += info.points
+            result = results[self._reported]
+            out.append(
+                (
+                    self.hand_end(result, game_number, self._reported, totals),
+                    self.hand_record(result),
+                )
+            )
+            self._reported += 1
+        return out
