@@ -7,7 +7,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from arena.cli import bots, demo, gin, ladder, match, replay
+from arena.cli import bots, check, demo, gin, ladder, match, play, replay, sprt
 
 __all__ = ["main"]
 
@@ -23,6 +23,9 @@ def build_parser() -> argparse.ArgumentParser:
     bots.register(commands)
     ladder.register(commands)
     replay.register(commands)
+    sprt.register(commands)
+    check.register(commands)
+    play.register(commands)
     return parser
 
 

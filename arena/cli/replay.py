@@ -1,4 +1,5 @@
-"""``arena replay FILE``: print a replay hand by hand, or ``--verify`` it."""
+"""``arena replay FILE``: print a replay hand by hand, ``--verify`` it, or show what one
+seat saw (``--seat N``); ``--game G`` and ``--hand K`` narrow any listing."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from arena.referee.replay import read_replay, verify_replay
+from arena.referee.replay import ReplayError, read_replay, verify_replay
+from arena.toolkit.seat_view import Deal, check_selection, dealt_hands, seat_view
 
 __all__ = ["register"]
 
@@ -21,10 +23,27 @@ def register(commands: Any) -> None:
         action="store_true",
         help="re-play it through the engine and report disagreements",
     )
+    parser.add_argument(
+        "--seat",
+        type=int,
+        metavar="N",
+        help="what seat N saw: its hand and view at each decision, its choice, time and comment",
+    )
+    parser.add_argument("--game", type=int, metavar="G", help="only game G (numbered from 0)")
+    parser.add_argument(
+        "--hand", type=int, metavar="K", help="only hand K of each game (numbered from 0)"
+    )
     parser.set_defaults(run=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
+    narrowed = args.seat is not None or args.game is not None or args.hand is not None
+    if args.verify and narrowed:
+        raise ReplayError("--verify checks the whole replay: it takes no --seat, --game or --hand")
+    if args.seat is not None:
+        for line in seat_view(args.file, args.seat, game=args.game, hand=args.hand):
+            print(line)
+        return 0
     if args.verify:
         problems = verify_replay(args.file)
         for problem in problems:
@@ -34,13 +53,47 @@ def _run(args: argparse.Namespace) -> int:
             return 1
         print(f"{args.file}: verified, the engine agrees with every record")
         return 0
+    records = list(read_replay(args.file))
+    if not records:
+        raise ReplayError(f"{args.file}: empty replay")
+    check_selection(args.file, records, None, args.game, args.hand)
     names: list[str] = []
-    for record in read_replay(args.file):
-        _print_record(record, names)
+    deals = dealt_hands(records)
+    hand = -1  # the hand of the last deal: an action's own "hand" field is not used,
+    # since the action that ends a hand is recorded with the next hand's number
+    for record in records:
+        if record["type"] == "deal":
+            hand = record["hand"]
+        elif record["type"] == "game":
+            hand = -1
+        if _selected(record, hand, args.game, args.hand):
+            _print_record(record, names, deals)
     return 0
 
 
-def _print_record(record: dict[str, Any], names: list[str]) -> None:
+def _selected(
+    record: dict[str, Any], hand: int, only_game: int | None, only_hand: int | None
+) -> bool:
+    """Is the record, in hand ``hand`` of its game, part of game ``only_game`` and hand
+    ``only_hand`` (None: any)?  The header always is; the match end only when nothing
+    is left out; a game's end only when no hand is picked."""
+    kind: str = record["type"]
+    if kind == "match":
+        return True
+    if kind == "match_end":
+        return only_game is None and only_hand is None
+    if only_game is not None and record.get("game", only_game) != only_game:
+        return False
+    if only_hand is None:
+        return True
+    if kind in ("game", "game_end"):
+        return kind == "game"  # the game's heading, for context
+    return hand == only_hand
+
+
+def _print_record(
+    record: dict[str, Any], names: list[str], deals: dict[tuple[int, int], Deal]
+) -> None:
     kind = record["type"]
     if kind == "match":
         names.extend(player["name"] for player in record["players"])
@@ -55,10 +108,15 @@ def _print_record(record: dict[str, Any], names: list[str]) -> None:
     elif kind == "game":
         print(f"\ngame {record['game']} (seed {record['seed']})")
     elif kind == "deal":
-        deck = record["deck"]
-        print(f"  hand {record['hand']}: {names[record['dealer']]} deals; upcard {deck[20]}")
-        print(f"    seat {1 - record['dealer']} holds {' '.join(deck[0:20:2])}")
-        print(f"    seat {record['dealer']} holds {' '.join(deck[1:20:2])}")
+        deal = deals.get((record["game"], record["hand"]))
+        if deal is None:  # the engine could not re-play the game this far
+            print(
+                f"  hand {record['hand']}: {names[record['dealer']]} deals (run --verify: the engine disagrees)"
+            )
+            return
+        print(f"  hand {record['hand']}: {names[record['dealer']]} deals; upcard {deal.upcard}")
+        for seat, cards in enumerate(deal.hands):
+            print(f"    seat {seat} holds {' '.join(cards) or 'nothing (out of the game)'}")
     elif kind == "action":
         flag = " (replaced by the referee)" if record.get("replaced") else ""
         comment = f"  # {record['comment']}" if record.get("comment") else ""
@@ -79,9 +137,11 @@ def _print_record(record: dict[str, Any], names: list[str]) -> None:
         for seat, info in enumerate(result["seats"]):
             melds = " ".join(info["melds"]) or "-"
             layoffs = f" layoffs {' '.join(info['layoffs'])}" if info["layoffs"] else ""
-            print(
-                f"    {names[seat]:>12}: melds {melds}; unmatched {info['unmatched'] or '-'} ({info['deadwood']}){layoffs}"
-            )
+            # Gin records the cards outside melds and their deadwood; Rummy the cards
+            # left in hand and their penalty.
+            left = info.get("unmatched", info.get("hand")) or "-"
+            value = info.get("deadwood", info.get("penalty"))
+            print(f"    {names[seat]:>12}: melds {melds}; unmatched {left} ({value}){layoffs}")
     elif kind == "game_end":
         winner = "nobody" if record["winner"] is None else names[record["winner"]]
         print(

@@ -14,7 +14,7 @@ from arena.games.gin_rummy import PRESETS, GinGame, GinRules
 __all__ = ["GameSpec", "UnknownGameError", "builtin_games", "find_game"]
 
 
-class UnknownGameError(LookupError):
+class UnknownGameError(LookupError, ValueError):
     """A game id that no registered game has."""
 
 

@@ -29,7 +29,7 @@ from arena.sdk import Bot
 __all__ = ["HostedBot", "LaunchSettings", "UnknownBotError", "host_bot"]
 
 
-class UnknownBotError(HostingError, LookupError):
+class UnknownBotError(HostingError, LookupError, ValueError):
     """A reference that is no address, no manifest and no registered bot."""
 
 

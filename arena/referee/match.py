@@ -290,6 +290,7 @@ class _Match:
         request.clock.decision_ms = tc.decision_ms
         request.clock.bank_ms = int(banks[seat] * 1000)
         allowed = tc.decision_ms / 1000.0 + banks[seat]
+        hand = table.hand_number  # before the action: it may end the hand
         started = time.perf_counter()
         try:
             reply = await connection.decide(message, allowed)
@@ -316,7 +317,7 @@ class _Match:
                 {
                     "type": "action",
                     "game": game,
-                    "hand": table.hand_number,
+                    "hand": hand,
                     "seat": seat,
                     "action": table.format_action(action),
                     "ms": round(elapsed * 1000, 3),

@@ -1,0 +1,99 @@
+"""``arena check BOT``: the conformance checks for a bot in any language.
+
+Exit status: 0 when every check passes (skipped ones allowed), 1 when any fails,
+2 for bad arguments (an unknown bot or game, a bad manifest).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from arena.cli.common import add_plugin_options, plugins_from_args
+from arena.referee.settings import SettingsError, TimeControl
+from arena.toolkit.check import (
+    CheckResult,
+    CheckSettings,
+    format_result,
+    run_check,
+    summary_line,
+)
+
+__all__ = ["register"]
+
+
+def register(commands: Any) -> None:
+    parser = commands.add_parser(
+        "check",
+        help="check that a bot follows the protocol and the rules (any language)",
+        description=(
+            "Start the bot, check its handshake and its refusal of another protocol version, "
+            "play hand-built deals in which every kind of decision arises (against a scripted "
+            "opponent), then hands against random with its answer times. Exit status 0: all "
+            "checks pass; 1: a check failed; 2: bad arguments."
+        ),
+    )
+    parser.add_argument(
+        "bot", metavar="BOT", help="bot name, manifest file, grpc://HOST:PORT or unix:PATH"
+    )
+    parser.add_argument(
+        "--game",
+        action="append",
+        default=[],
+        metavar="GAME",
+        help="check only this game id or family (gin-rummy/standard, rummy); repeatable",
+    )
+    parser.add_argument(
+        "--games",
+        type=int,
+        default=4,
+        metavar="N",
+        help="hands against random per rule set (default 4)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of the hands against random")
+    parser.add_argument("--json", action="store_true", help="print one JSON object at the end")
+    parser.add_argument("--sandbox", default="auto", choices=["auto", "none", "limits", "bwrap"])
+    parser.add_argument(
+        "--logs", type=Path, help="keep the bot's stderr logs in this folder (default: temporary)"
+    )
+    defaults = TimeControl()
+    parser.add_argument(
+        "--decision-ms", type=int, default=defaults.decision_ms, help="free time per decision"
+    )
+    parser.add_argument("--bank-ms", type=int, default=defaults.bank_ms, help="time bank per game")
+    parser.add_argument(
+        "--startup-ms", type=int, default=defaults.startup_ms, help="time to start and shake hands"
+    )
+    add_plugin_options(parser)
+    parser.set_defaults(run=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.games < 0:
+        raise SettingsError(f"--games must not be negative, got {args.games}")
+    if args.seed < 0:
+        raise SettingsError(f"--seed must be non-negative, got {args.seed}")
+    plugins = plugins_from_args(args)
+    settings = CheckSettings(
+        time_control=TimeControl(args.startup_ms, args.decision_ms, args.bank_ms),
+        sandbox=args.sandbox,
+        games=args.games,
+        seed=args.seed,
+        only=tuple(args.game),
+        log_dir=args.logs,
+        modules=tuple(args.plugin),
+        autoload=not args.no_plugin_autoload,
+    )
+
+    def emit(result: CheckResult) -> None:
+        if not args.json:
+            print(format_result(result, 44), flush=True)
+
+    report = run_check(args.bot, plugins, settings, emit)
+    if args.json:
+        print(json.dumps(report.to_json()))
+    else:
+        print(summary_line(report))
+    return 0 if report.passed else 1
