@@ -5,16 +5,25 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 REFERENCE_STAMP := $(VENV)/.reference
+JS_STAMP := sample_bots/js/node_modules/.package-lock.json
 
 .PHONY: run test bench lint install clean proto
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml
+# The sample bots are a separate plugin package (sample_bots/python), installed
+# the way any third-party plugin would be.
+$(STAMP): pyproject.toml sample_bots/python/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,dev]'
+	$(BIN)/python -m pip install --quiet -e '.[test,dev]' -e sample_bots/python
 	touch $@
+
+# The JavaScript starter bot's gRPC packages; without node/npm its tests skip.
+$(JS_STAMP): sample_bots/js/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+	  cd sample_bots/js && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error; \
+	else echo "warning: npm not found; the JavaScript bot will not run"; fi
 
 # OpenSpiel is the reference for the differential test and the benchmark. Where it
 # cannot be installed, those skip and say why; nothing else depends on it.
@@ -23,14 +32,18 @@ $(REFERENCE_STAMP): $(STAMP)
 	  || echo "warning: open-spiel could not be installed; the OpenSpiel comparisons will skip"
 	touch $@
 
-run: $(STAMP)
-	$(BIN)/arena demo --seed 1
+# The main job: a small ladder of the sample bots, ending with the leaderboard.
+run: $(STAMP) $(JS_STAMP)
+	rm -rf runs/samples && mkdir -p runs/samples
+	$(BIN)/arena ladder create ladders/samples.toml --db runs/samples/samples.sqlite
+	$(BIN)/arena ladder run runs/samples/samples.sqlite
 
-test: $(STAMP) $(REFERENCE_STAMP)
+test: $(STAMP) $(REFERENCE_STAMP) $(JS_STAMP)
 	$(BIN)/python -m pytest -q
 
 bench: $(STAMP) $(REFERENCE_STAMP)
 	$(BIN)/python benchmarks/bench_engine.py
+	$(BIN)/python benchmarks/bench_protocol.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check arena tests benchmarks
@@ -42,4 +55,4 @@ proto: $(STAMP)
 	$(BIN)/python -m grpc_tools.protoc -Iprotos --python_out=. --grpc_python_out=. --pyi_out=. protos/arena/proto/bot.proto
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis runs sample_bots/js/node_modules
