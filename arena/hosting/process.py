@@ -29,6 +29,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -313,9 +314,30 @@ def _command_line(
     # Hide the run directory (other bots' logs) unless the bot's own files live in it.
     hidden = [] if cwd.is_relative_to(run_dir) else [run_dir]
     read_only = [*command.read_only_paths, *([cwd] if cwd != workdir else [])]
+    needed = [Path(sys.prefix), Path(sys.executable), cwd, *command.read_only_paths]
+    needed += [Path(arg) for arg in command.argv if os.path.isabs(arg) and os.path.exists(arg)]
     return bwrap_command(
-        inner, writable=[workdir, sock_dir], read_only=read_only, hidden=hidden, chdir=cwd
+        inner,
+        writable=[workdir, sock_dir],
+        read_only=read_only,
+        hidden=hidden,
+        chdir=cwd,
+        visible_in_tmp=_tmp_roots(needed),
     )
+
+
+_TMP = Path("/tmp")
+
+
+def _tmp_roots(paths: list[Path]) -> list[Path]:
+    """The top folders under /tmp holding what the bot needs to run (its program, the
+    Python environment it runs on): bwrap's private /tmp would hide them."""
+    roots: set[Path] = set()
+    for path in paths:
+        for candidate in (path.absolute(), path.resolve()):
+            if candidate != _TMP and candidate.is_relative_to(_TMP):
+                roots.add(_TMP / candidate.relative_to(_TMP).parts[0])
+    return sorted(roots)
 
 
 def _check_program(command: BotCommand, cwd: Path, path: str) -> None:

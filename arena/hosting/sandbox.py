@@ -132,14 +132,17 @@ def bwrap_command(
     read_only: Sequence[Path],
     hidden: Sequence[Path],
     chdir: Path,
+    visible_in_tmp: Sequence[Path] = (),
 ) -> list[str]:
     """The bubblewrap command line that runs ``argv`` confined.
 
     Every path stays at the same place inside the sandbox, so the socket address
     and working directory mean the same thing to the bot and to the referee.
-    ``hidden`` directories are covered with an empty tmpfs (the run directory, so
-    a bot cannot read its opponents' logs); ``read_only`` and then ``writable``
-    directories are bound on top, in that order.
+    The bot gets a private, empty ``/tmp``; ``visible_in_tmp`` folders under it stay
+    readable (a clone or virtualenv that lives in /tmp).  ``hidden`` directories are
+    then covered with an empty tmpfs (the run directory, so a bot cannot read its
+    opponents' logs); ``read_only`` and then ``writable`` directories are bound on
+    top, in that order.
     """
     bwrap = shutil.which("bwrap") or "bwrap"
     command = [
@@ -155,6 +158,8 @@ def bwrap_command(
         "--dev", "/dev",
         "--tmpfs", "/tmp",
     ]  # fmt: skip
+    for path in visible_in_tmp:
+        command += ["--ro-bind", str(path), str(path)]
     for path in hidden:
         command += ["--tmpfs", str(path)]
     for path in read_only:

@@ -100,14 +100,20 @@ def test_filesystem_is_read_only_outside_its_own_dirs(
 ) -> None:
     manifest_dir = f"write={bot_dir / 'dropped.txt'}"
     etc = "write=/etc/arena-test"
-    host_tmp = f"write={tmp_path / 'outside.txt'}"  # lands in the sandbox's private /tmp
+    # The bot's own files live under pytest's /tmp folder, so that folder stays
+    # visible, read-only; the rest of /tmp is the sandbox's own, empty and private.
+    host_tmp = f"write={tmp_path / 'outside.txt'}"
+    private_name = f"arena-private-{os.getpid()}.txt"
+    private_tmp = f"write=/tmp/{private_name}"
     run_dir_listing = f"listdir={run_dir.resolve()}"
-    report = run_report(bot_dir, run_dir, manifest_dir, etc, host_tmp, run_dir_listing)
+    report = run_report(bot_dir, run_dir, manifest_dir, etc, host_tmp, private_tmp, run_dir_listing)
     assert "Read-only file system" in report[manifest_dir]
     assert not (bot_dir / "dropped.txt").exists()
     assert "Read-only file system" in report[etc]
-    assert report[host_tmp] == "written"
+    assert "Read-only file system" in report[host_tmp]
     assert not (tmp_path / "outside.txt").exists()
+    assert report[private_tmp] == "written"  # in the sandbox's private /tmp...
+    assert not Path("/tmp", private_name).exists()  # ...never on the host
     # The run directory (where opponents' logs are) is hidden but for its own dir.
     assert report[run_dir_listing].startswith("probe-")
     assert "," not in report[run_dir_listing]
