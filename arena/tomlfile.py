@@ -44,6 +44,8 @@ class TomlDocument:
             elif header:
                 current = header.group(1).replace('"', "").replace(" ", "")
             if array or header:
+                if current == dotted:  # the field is this table: [match] or [[bots]]
+                    return number
                 if current == table:
                     header_line = number
                 continue

@@ -130,9 +130,10 @@ class _Checker:
             if not name and (key in _SECTIONS or key == "bots"):
                 continue
             if key not in allowed:
+                known = [*allowed, *([*filter(None, _SECTIONS), "bots"] if not name else [])]
                 raise self.fail(
                     dotted,
-                    f"is not a ladder setting (expected one of {', '.join(sorted(allowed))})",
+                    f"is not a ladder setting (expected one of {', '.join(sorted(known))})",
                 )
             expected = allowed[key]
             if type(value) is not expected:  # bool is not an int here
@@ -187,11 +188,15 @@ def load_ladder_config(path: Path) -> LadderConfig:
         )
     try:
         time_control = TimeControl(**{**asdict(TimeControl()), **timing})
+    except SettingsError as error:
+        named = [key for key in timing if key in str(error)]
+        raise check.fail(
+            f"time_control.{named[0]}" if named else "time_control", str(error)
+        ) from None
+    try:
         FaultPolicy.parse(run.get("faults", "forfeit"))
     except SettingsError as error:
-        raise check.fail(
-            "time_control" if "time" in str(error) else "run.faults", str(error)
-        ) from None
+        raise check.fail("run.faults", str(error)) from None
     sandbox = run.get("sandbox", "auto")
     if sandbox not in ("auto", "none", "limits", "bwrap"):
         raise check.fail("run.sandbox", f"must be auto, none, limits or bwrap, got {sandbox!r}")

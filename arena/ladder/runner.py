@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import multiprocessing
+import os
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,7 +19,7 @@ from arena.cards import derive_seed
 from arena.ladder.config import LadderConfig, ScheduleKind
 from arena.ladder.progress import Progress
 from arena.ladder.schedule import Unit, continuous_pick, gauntlet, round_robin
-from arena.ladder.worker import MatchJob, play_job
+from arena.ladder.worker import MatchJob, play_job, watch_runner
 from arena.plugins import PluginError, load_plugins
 from arena.ratings import DEFAULT_ENV, RatingEnv
 from arena.storage.ladder_store import LadderStore
@@ -47,7 +48,8 @@ def _active(store: LadderStore) -> list[str]:
 
 
 def _plan(store: LadderStore, config: LadderConfig) -> None:
-    """Queue the units a finite schedule still lacks (new bots get their games too)."""
+    """Queue the units a finite schedule still lacks (new bots get their games too, and
+    bots enabled again the games cancelled when they were disabled)."""
     active = _active(store)
     if config.schedule is ScheduleKind.ROUND_ROBIN:
         units = round_robin(active, config.seats, config.repeat, config.duplicate)
@@ -60,6 +62,8 @@ def _plan(store: LadderStore, config: LadderConfig) -> None:
     for unit in units:
         if not store.unit_exists(unit.key):
             _queue(store, config, unit)
+        else:
+            store.reopen_unit(unit.key)
 
 
 def _queue(store: LadderStore, config: LadderConfig, unit: Unit) -> None:
@@ -134,7 +138,12 @@ def run_ladder(
     started = 0
     problem: str | None = None
     context = multiprocessing.get_context("spawn")  # no fork: the referee runs gRPC threads
-    with ProcessPoolExecutor(max_workers=config.workers, mp_context=context) as pool:
+    with ProcessPoolExecutor(
+        max_workers=config.workers,
+        mp_context=context,
+        initializer=watch_runner,  # workers (and their bots) die with the runner
+        initargs=(os.getpid(),),
+    ) as pool:
         while True:
             summary.cancelled += store.cancel_inactive()  # bots disabled or removed meanwhile
             while (

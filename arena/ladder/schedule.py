@@ -8,11 +8,12 @@ match, and repeats rotate the seats so each bot sits in each seat as often.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import combinations
+from itertools import combinations, pairwise
 
-from arena.ratings import Rating, RatingEnv, match_quality
+from arena.ratings import Rating, RatingEnv
 
 __all__ = ["Unit", "continuous_pick", "gauntlet", "lineups", "round_robin"]
 
@@ -30,12 +31,22 @@ def lineups(group: Sequence[str], duplicate: bool, repetition: int) -> tuple[tup
 
 
 def round_robin(bots: Sequence[str], seats: int, repeat: int, duplicate: bool) -> list[Unit]:
-    """Each line-up of ``seats`` bots, ``repeat`` times."""
+    """Each line-up of ``seats`` bots, ``repeat`` times.
+
+    Without duplicate, a line-up's first seating is rotation (sum of its bots' places
+    in name order) mod ``seats``: a bot then leads as often as it follows over the
+    whole schedule (within one, for two seats), not only over the repeats of a pair.
+    """
+    names = sorted(bots)
     units = []
-    for group in combinations(sorted(bots), seats):
-        for repetition in range(repeat):
+    for repetition in range(repeat):  # round after round: a run cut short covers every pair
+        for places in combinations(range(len(names)), seats):
+            group = tuple(names[place] for place in places)
             units.append(
-                Unit(f"rr:{'|'.join(group)}:{repetition}", lineups(group, duplicate, repetition))
+                Unit(
+                    f"rr:{'|'.join(group)}:{repetition}",
+                    lineups(group, duplicate, sum(places) + repetition),
+                )
             )
     return units
 
@@ -43,16 +54,19 @@ def round_robin(bots: Sequence[str], seats: int, repeat: int, duplicate: bool) -
 def gauntlet(
     champion: str, bots: Sequence[str], seats: int, repeat: int, duplicate: bool
 ) -> list[Unit]:
-    """The champion against every line-up of the others, ``repeat`` times."""
+    """The champion against every line-up of the others, ``repeat`` times.
+
+    Without duplicate, the champion's seat turns from one line-up to the next too.
+    """
     field = sorted(bot for bot in bots if bot != champion)
     units = []
-    for others in combinations(field, seats - 1):
-        group = (champion, *others)
-        for repetition in range(repeat):
+    for repetition in range(repeat):  # round after round, as in round_robin
+        for number, others in enumerate(combinations(field, seats - 1)):
+            group = (champion, *others)
             units.append(
                 Unit(
                     f"gauntlet:{'|'.join(group)}:{repetition}",
-                    lineups(group, duplicate, repetition),
+                    lineups(group, duplicate, number + repetition),
                 )
             )
     return units
@@ -61,21 +75,34 @@ def gauntlet(
 def continuous_pick(
     ratings: Mapping[str, Rating], played: Mapping[str, int], seats: int, env: RatingEnv
 ) -> tuple[str, ...] | None:
-    """The most informative line-up to play next.
+    """The line-up (in name order) whose result is most likely to correct the leaderboard.
 
-    Score = TrueSkill match quality (how uncertain the outcome is) x the summed
-    variance of the players (how much there is to learn about them).  Ties go to
-    bots that played less, then to names, so the choice is deterministic.
+    The candidates are runs of ``seats`` bots next to each other in the order of
+    their means.  A run scores the summed probability that the ratings have a
+    neighbouring pair in it the wrong way round, ``Phi(-(mu_hi - mu_lo) /
+    sqrt(sigma_lo**2 + sigma_hi**2))``: close means and wide sigmas score high, and
+    bots already far apart are not played against each other again.  (Scoring every
+    line-up by TrueSkill match quality x summed variance instead took more matches
+    than a round-robin to order a field; see benchmarks/bench_ladder.py.)  Ties go
+    to bots that played less, then to names, so the choice is deterministic.  ``env``
+    is unused: the rule needs no TrueSkill parameter beyond the ratings.
     """
-    names = sorted(ratings)
-    if len(names) < seats:
+    del env
+    if len(ratings) < seats:
         return None
+    order = sorted(ratings, key=lambda name: (ratings[name].mu, name))
     best: tuple[float, int, tuple[str, ...]] | None = None
-    for group in combinations(names, seats):
-        group_ratings = [ratings[name] for name in group]
-        score = match_quality(group_ratings, env) * sum(r.sigma**2 for r in group_ratings)
-        games = sum(played.get(name, 0) for name in group)
-        candidate = (score, -games, group)
+    for start in range(len(order) - seats + 1):
+        run = order[start : start + seats]
+        score = sum(_misordered(ratings[low], ratings[high]) for low, high in pairwise(run))
+        games = sum(played.get(name, 0) for name in run)
+        candidate = (score, -games, tuple(sorted(run)))
         if best is None or candidate[:2] > best[:2]:
             best = candidate
     return None if best is None else best[2]
+
+
+def _misordered(low: Rating, high: Rating) -> float:
+    """P(skill of ``low`` > skill of ``high``) under the two ratings."""
+    spread = math.sqrt(low.sigma**2 + high.sigma**2)
+    return 0.5 * math.erfc((high.mu - low.mu) / (spread * math.sqrt(2)))

@@ -5,6 +5,11 @@ Everything crosses the process boundary as plain data: the job in, the result ou
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+import threading
+import time
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +21,9 @@ from arena.plugins.hosted import host_bots
 from arena.referee.match import MatchConfig, Seat, play_match
 from arena.referee.settings import FaultPolicy, TimeControl
 
-__all__ = ["MatchJob", "play_job"]
+__all__ = ["MatchJob", "play_job", "watch_runner"]
+
+_WATCH_SECONDS = 0.2
 
 _PLUGINS: dict[tuple[tuple[str, ...], bool], PluginSet] = {}  # per worker process
 
@@ -44,6 +51,37 @@ def _plugins(modules: tuple[str, ...], autoload: bool) -> PluginSet:
     if key not in _PLUGINS:
         _PLUGINS[key] = load_plugins(modules, autoload=autoload)
     return _PLUGINS[key]
+
+
+def watch_runner(runner: int) -> None:
+    """Pool initializer: end this worker, and the bots of the match it is playing, when
+    the runner dies, even by ``kill -9``.  (An orphaned worker would otherwise finish its
+    match and then wait for work forever; bots below the ``limits`` sandbox level do not
+    die with it.)  A thread, not a signal: it acts whatever the match is doing."""
+    threading.Thread(target=_watch, args=(runner,), name="watch-runner", daemon=True).start()
+
+
+def _watch(runner: int) -> None:
+    while os.getppid() == runner:
+        time.sleep(_WATCH_SECONDS)
+    _kill_children()
+    os._exit(1)
+
+
+def _kill_children() -> None:
+    """SIGKILL this process's children and their process groups (each bot leads its own)."""
+    me = os.getpid()
+    proc = Path("/proc")
+    for entry in proc.iterdir() if proc.is_dir() else ():
+        try:
+            stat = (entry / "stat").read_bytes()
+            parent = int(stat[stat.rindex(b")") + 2 :].split()[1])
+        except (OSError, ValueError):
+            continue
+        if parent == me:
+            for kill in (os.killpg, os.kill):  # the group may not exist yet (just forked)
+                with contextlib.suppress(OSError):
+                    kill(int(entry.name), signal.SIGKILL)
 
 
 def play_job(job: MatchJob) -> dict[str, Any]:

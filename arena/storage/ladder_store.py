@@ -168,6 +168,20 @@ class LadderStore:
     def unit_exists(self, key: str) -> bool:
         return self.db.execute("SELECT 1 FROM units WHERE key = ?", (key,)).fetchone() is not None
 
+    def reopen_unit(self, key: str) -> int:
+        """Queue again the cancelled matches of a unit cancelled when one of its bots
+        was disabled, suspended or removed (the caller knows they are all back)."""
+        row = self.db.execute("SELECT id FROM units WHERE key = ? AND cancelled = 1", (key,))
+        unit = row.fetchone()
+        if unit is None:
+            return 0
+        with self.transaction():
+            self.db.execute("UPDATE units SET cancelled = 0 WHERE id = ?", (unit["id"],))
+            return self.db.execute(
+                "UPDATE matches SET status = 'scheduled' WHERE unit_id = ? AND status = 'cancelled'",
+                (unit["id"],),
+            ).rowcount
+
     def add_unit(self, key: str, seed: int, lineups: Sequence[Sequence[str]]) -> int:
         with self.transaction():
             cursor = self.db.execute("INSERT INTO units (key, seed) VALUES (?, ?)", (key, seed))
