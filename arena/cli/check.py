@@ -11,8 +11,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from arena.cli.common import add_plugin_options, plugins_from_args
-from arena.referee.settings import SettingsError, TimeControl
+from arena.cli.common import (
+    add_plugin_options,
+    add_sandbox_option,
+    add_time_control_options,
+    plugins_from_args,
+    time_control_from_args,
+)
+from arena.referee.settings import SettingsError
 from arena.toolkit.check import (
     CheckResult,
     CheckSettings,
@@ -54,18 +60,11 @@ def register(commands: Any) -> None:
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the hands against random")
     parser.add_argument("--json", action="store_true", help="print one JSON object at the end")
-    parser.add_argument("--sandbox", default="auto", choices=["auto", "none", "limits", "bwrap"])
+    add_sandbox_option(parser)
     parser.add_argument(
         "--logs", type=Path, help="keep the bot's stderr logs in this folder (default: temporary)"
     )
-    defaults = TimeControl()
-    parser.add_argument(
-        "--decision-ms", type=int, default=defaults.decision_ms, help="free time per decision"
-    )
-    parser.add_argument("--bank-ms", type=int, default=defaults.bank_ms, help="time bank per game")
-    parser.add_argument(
-        "--startup-ms", type=int, default=defaults.startup_ms, help="time to start and shake hands"
-    )
+    add_time_control_options(parser)
     add_plugin_options(parser)
     parser.set_defaults(run=_run)
 
@@ -77,7 +76,7 @@ def _run(args: argparse.Namespace) -> int:
         raise SettingsError(f"--seed must be non-negative, got {args.seed}")
     plugins = plugins_from_args(args)
     settings = CheckSettings(
-        time_control=TimeControl(args.startup_ms, args.decision_ms, args.bank_ms),
+        time_control=time_control_from_args(args),
         sandbox=args.sandbox,
         games=args.games,
         seed=args.seed,

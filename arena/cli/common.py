@@ -6,8 +6,16 @@ import argparse
 
 from arena.plugins import PluginSet, load_plugins
 from arena.plugins.hosted import host_bots
+from arena.referee.settings import TimeControl
 
-__all__ = ["add_plugin_options", "host_bots", "plugins_from_args"]
+__all__ = [
+    "add_plugin_options",
+    "add_sandbox_option",
+    "add_time_control_options",
+    "host_bots",
+    "plugins_from_args",
+    "time_control_from_args",
+]
 
 
 def add_plugin_options(parser: argparse.ArgumentParser) -> None:
@@ -28,3 +36,27 @@ def add_plugin_options(parser: argparse.ArgumentParser) -> None:
 
 def plugins_from_args(args: argparse.Namespace) -> PluginSet:
     return load_plugins(args.plugin, autoload=False if args.no_plugin_autoload else None)
+
+
+def add_sandbox_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--sandbox",
+        default="auto",
+        choices=["auto", "none", "limits", "bwrap"],
+        help="isolation of bots the arena starts (default auto: bwrap where it works)",
+    )
+
+
+def add_time_control_options(parser: argparse.ArgumentParser) -> None:
+    defaults = TimeControl()
+    parser.add_argument(
+        "--decision-ms", type=int, default=defaults.decision_ms, help="free time per decision"
+    )
+    parser.add_argument("--bank-ms", type=int, default=defaults.bank_ms, help="time bank per game")
+    parser.add_argument(
+        "--startup-ms", type=int, default=defaults.startup_ms, help="time to start and shake hands"
+    )
+
+
+def time_control_from_args(args: argparse.Namespace) -> TimeControl:
+    return TimeControl(args.startup_ms, args.decision_ms, args.bank_ms)

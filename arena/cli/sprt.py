@@ -22,14 +22,21 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from arena.cli.common import add_plugin_options, host_bots, plugins_from_args
+from arena.cli.common import (
+    add_plugin_options,
+    add_sandbox_option,
+    add_time_control_options,
+    host_bots,
+    plugins_from_args,
+    time_control_from_args,
+)
 from arena.games.registry import UnknownGameError
 from arena.hosting.faults import SeatStatus
 from arena.hosting.launcher import HostedBot, LaunchSettings
 from arena.plugins import MatchContext
 from arena.referee.match import MatchConfig, Seat, play_match
 from arena.referee.results import GameRecord, MatchResult
-from arena.referee.settings import FaultPolicy, SettingsError, TimeControl
+from arena.referee.settings import FaultPolicy, SettingsError
 from arena.toolkit.sprt import EloEstimate, SequentialTest, Verdict
 
 __all__ = ["EXIT_ABORTED", "EXIT_DECIDED", "EXIT_INCONCLUSIVE", "register"]
@@ -89,18 +96,11 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--in-process", action="store_true", help="run Python bots inside the referee (debugging)"
     )
-    parser.add_argument("--sandbox", default="auto", choices=["auto", "none", "limits", "bwrap"])
+    add_sandbox_option(parser)
     parser.add_argument(
         "--faults", default="forfeit", help="fault policy: forfeit or random[:K] (default forfeit)"
     )
-    defaults = TimeControl()
-    parser.add_argument(
-        "--decision-ms", type=int, default=defaults.decision_ms, help="free time per decision"
-    )
-    parser.add_argument("--bank-ms", type=int, default=defaults.bank_ms, help="time bank per game")
-    parser.add_argument(
-        "--startup-ms", type=int, default=defaults.startup_ms, help="time to start and shake hands"
-    )
+    add_time_control_options(parser)
     add_plugin_options(parser)
     parser.set_defaults(run=_run)
 
@@ -120,7 +120,7 @@ def _run(args: argparse.Namespace) -> int:
         raise SettingsError(str(error)) from None
     if not spec.min_seats <= 2 <= spec.max_seats:
         raise SettingsError(f"{spec.id} is for {spec.min_seats}-{spec.max_seats} players, not 2")
-    time_control = TimeControl(args.startup_ms, args.decision_ms, args.bank_ms)
+    time_control = time_control_from_args(args)
     policy = FaultPolicy.parse(args.faults)
     settings = LaunchSettings(
         sandbox=args.sandbox,
