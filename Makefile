@@ -41,9 +41,13 @@ run: $(STAMP) $(JS_STAMP)
 test: $(STAMP) $(REFERENCE_STAMP) $(JS_STAMP)
 	$(BIN)/python -m pytest -q
 
+# Every benchmark, each printing a table (about 20 minutes on 2 cores in all).
 bench: $(STAMP) $(REFERENCE_STAMP)
 	$(BIN)/python benchmarks/bench_engine.py
 	$(BIN)/python benchmarks/bench_protocol.py
+	$(BIN)/python benchmarks/bench_rummy.py
+	$(BIN)/python benchmarks/bench_ladder.py
+	$(BIN)/python benchmarks/bench_strong.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check arena tests benchmarks
