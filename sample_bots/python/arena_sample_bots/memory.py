@@ -47,6 +47,7 @@ class HandMemory:
     pending: int = 0  # the card we offered the opponent with our last action
     hand_after: int = -1  # our hand after our last action (-1: unknown)
     decisions: int = 0
+    opp_last_discard: int = -1  # index of the opponent's latest discard (-1: none seen)
 
     def reset(self, key: HandKey | None = None) -> None:
         self.key = key
@@ -58,6 +59,7 @@ class HandMemory:
         self.pending = 0
         self.hand_after = -1
         self.decisions = 0
+        self.opp_last_discard = -1
 
     def _consistent(self, observation: GinObservation) -> bool:
         hand = observation.hand.mask
@@ -95,6 +97,10 @@ class HandMemory:
         ):
             self.opp_passed |= observation.discard_pile[0].mask  # the non-dealer passed it
         self.opp_discards |= pile & ~self.my_discards & ~self.upcard
+        if observation.phase is Phase.DRAW and observation.discard_pile:
+            top = observation.discard_pile[-1]
+            if not top.mask & (self.my_discards | self.upcard):
+                self.opp_last_discard = top.index
         self.decisions += 1
 
     def record(self, observation: GinObservation, action: Action) -> None:

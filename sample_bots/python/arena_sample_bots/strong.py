@@ -135,11 +135,19 @@ class StrongParams:
     defense: float = 0.0  # weight of the deadwood held now, grows as the stock shrinks
     two_step: float = 0.0  # value of a meld a card could make with two live cards
     depth2: int = 0  # re-rank this many best discards with a two-draw lookahead
+    depth2_margin: float = 99.0  # when they score within this much of the best
+    exact_draw: bool = False  # value a blind draw two draws ahead instead of stock_alpha
+    late_stock: int = 0  # from this stock size down, knock only with deadwood <= late_max
+    late_max: int = 10
+    gin_chase_stock: int = 99  # from this stock size up, with deadwood <= gin_chase_max
+    gin_chase_max: int = 0  # and at least gin_chase_outs live cards that give gin: wait
+    gin_chase_outs: float = 2.0
     # opponent model: weight multipliers for unseen cards near what he showed
     discard_rank_factor: float = 0.6
     discard_near_factor: float = 0.7
     discard_far_factor: float = 0.85
     took_factor: float = 2.0
+    high_factor: float = 1.0  # unseen cards worth more than his latest discard
 
 
 DEFAULT_PARAMS: Final = StrongParams()
@@ -194,6 +202,13 @@ class _Context:
         for index in _indices(took):
             for other in _indices(_RELATED[index] & unseen):
                 weights[other] *= params.took_factor
+        if memory is not None and memory.opp_last_discard >= 0 and params.high_factor != 1.0:
+            # Players shed their highest unmatched cards first: what is worth more than
+            # his latest discard is mostly not in his hand (or only inside melds).
+            limit_value = _VALUE[memory.opp_last_discard]
+            for index in weights:
+                if _VALUE[index] > limit_value:
+                    weights[index] *= params.high_factor
         opp_unknown = max(0, observation.opponent_hand_size - known.bit_count())
         total = sum(weights.values())
         p_opp = [0.0] * 52
@@ -270,12 +285,20 @@ class _Context:
         """Expected ``future`` after one more draw and the best discard (two draws ahead)."""
         now = self.future(hand)
         bits = _bits(hand)
+        # An unrelated card can still replace the costliest card we would drop.
+        costliest = self.deadwood(hand) - min(self.deadwood(hand ^ b) for b in bits)
         total = 0.0
         for bit, index, p in self.draws:
             best = now
-            if _RELATED[index] & hand:
+            if not _RELATED[index] & hand:
+                if _VALUE[index] < costliest:
+                    best = now - (costliest - _VALUE[index])
+            else:
                 grown = hand | bit
-                for b in bits:
+                # The best discard after the draw is among those that keep the least
+                # deadwood now: look ahead from the three best of them only.
+                nearest = sorted(bits, key=lambda b: self.deadwood(grown ^ b))[:3]
+                for b in nearest:
                     v = self.future(grown ^ b)
                     if v < best:
                         best = v
@@ -442,11 +465,45 @@ def _decide_draw(
         if best_score is None or score < best_score:
             best_score = score
             best_future = context.future(grown & ~(1 << index))
-    now = context.future(hand)
-    blind = now - params.stock_alpha * (context.deadwood(hand) - now)
+    if params.exact_draw:
+        if phase is Phase.FIRST_UPCARD and observation.seat == observation.dealer:
+            blind = context.future(hand)  # passing gives up this draw altogether
+        else:
+            blind = context.future2(hand)
+    else:
+        now = context.future(hand)
+        blind = now - params.stock_alpha * (context.deadwood(hand) - now)
     if best_future < blind - params.take_margin:
         return DRAW_DISCARD
     return refuse
+
+
+def _gin_outs(context: _Context, hand: int) -> float:
+    """Expected number of stock cards that would give gin to the 10-card ``hand``."""
+    outs = 0.0
+    bits = _bits(hand)
+    for bit, index, p in context.draws:
+        if _RELATED[index] & hand:
+            grown = hand | bit
+            if any(context.deadwood(grown ^ b) == 0 for b in bits):
+                outs += 1.0 - context.p_opp[index]
+    return outs
+
+
+def _should_knock(
+    observation: GinObservation, context: _Context, knock: Knock, deadwood: int
+) -> bool:
+    params = context.params
+    if params.knock_always or not any(isinstance(a, Discard) for a in [discard(knock.card)]):
+        pass
+    stock = observation.stock_size
+    if stock <= params.late_stock and deadwood > params.late_max:
+        return False
+    if stock >= params.gin_chase_stock and deadwood <= params.gin_chase_max:
+        rest = context.hand & ~knock.card.mask
+        if _gin_outs(context, rest) >= params.gin_chase_outs:
+            return False
+    return True
 
 
 def _decide_discard(
@@ -455,7 +512,7 @@ def _decide_discard(
     knocks = [action for action in legal if isinstance(action, Knock)]
     if knocks:
         knock, deadwood, _exposure = _best_knock(context, knocks)
-        if deadwood == 0 or context.params.knock_always:
+        if deadwood == 0 or _should_knock(observation, context, knock, deadwood):
             return knock
     discards = [action for action in legal if isinstance(action, Discard)]
     if not discards:  # must knock (last-discard variant)
@@ -468,7 +525,7 @@ def _decide_discard(
     depth2 = context.params.depth2
     if depth2 > 1:
         params = context.params
-        top = ranked[:depth2]
+        top = [r for r in ranked[:depth2] if r[0] <= ranked[0][0] + params.depth2_margin]
         ranked = sorted(
             (
                 context.future2(hand & ~(1 << index))
