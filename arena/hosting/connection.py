@@ -21,6 +21,7 @@ from arena.sdk.bot import Bot, BotSession, report_crash
 __all__ = ["BotConnection", "GrpcConnection", "InProcessConnection", "handshake_request"]
 
 _EXIT_WAIT = 0.5  # seconds to wait for a bot whose stream broke to be seen exiting
+_PLAY_MATCH = "/{}/PlayMatch".format(pb.DESCRIPTOR.services_by_name["Bot"].full_name)
 
 
 def handshake_request() -> pb.HandshakeRequest:
@@ -44,7 +45,9 @@ class BotConnection(Protocol):
     """One bot, as the referee uses it.  Every method raises ``BotFault`` on a bot's fault.
 
     The match methods are coroutines: the referee runs a match in one asyncio loop,
-    so a decision costs one network round trip and no thread hand-offs.
+    so a decision costs one network round trip and no thread hand-offs.  Messages
+    arrive serialized (``RefereeMessage`` bytes): the referee encodes a decision
+    request from cached fragments and a lifecycle message once for every seat.
     """
 
     info: pb.HandshakeReply
@@ -52,11 +55,11 @@ class BotConnection(Protocol):
     async def start_match(self) -> None:
         """Open the match stream."""
 
-    async def send(self, message: pb.RefereeMessage) -> None:
+    async def send(self, message: bytes) -> None:
         """A lifecycle message; no reply expected."""
 
-    async def decide(self, message: pb.RefereeMessage, timeout: float) -> pb.DecisionReply:
-        """Send a decision request; ``BotFault(TIMEOUT)`` after ``timeout`` seconds."""
+    async def decide(self, message: bytes, request_id: int, timeout: float) -> pb.DecisionReply:
+        """Send decision request ``request_id``; ``BotFault(TIMEOUT)`` after ``timeout`` seconds."""
 
     async def end_match(self) -> None:
         """Close the match stream (the bot may stay up for another match)."""
@@ -123,7 +126,10 @@ class GrpcConnection:
 
     async def start_match(self) -> None:
         self._channel = grpc_aio.insecure_channel(self._target)
-        self._call = pb_grpc.BotStub(self._channel).PlayMatch()
+        # No request serializer: the referee hands over messages already serialized.
+        self._call = self._channel.stream_stream(
+            _PLAY_MATCH, request_serializer=None, response_deserializer=pb.BotMessage.FromString
+        )()
         replies: asyncio.Queue[pb.BotMessage | BaseException] = asyncio.Queue()
         self._replies = replies
         call = self._call
@@ -140,14 +146,13 @@ class GrpcConnection:
 
         self._reader = asyncio.get_running_loop().create_task(read())
 
-    async def send(self, message: pb.RefereeMessage) -> None:
+    async def send(self, message: bytes) -> None:
         try:
             await self._call.write(message)
         except (grpc.RpcError, asyncio.InvalidStateError) as error:
             raise await self._broken_stream(error) from None
 
-    async def decide(self, message: pb.RefereeMessage, timeout: float) -> pb.DecisionReply:
-        request_id = message.decision.request_id
+    async def decide(self, message: bytes, request_id: int, timeout: float) -> pb.DecisionReply:
         await self.send(message)
         replies = self._replies
         assert replies is not None
@@ -234,8 +239,8 @@ class GrpcConnection:
 class InProcessConnection:
     """A Python bot called directly in the referee's process (breakpoints work).
 
-    Messages still go through the protocol conversion, so the bot sees exactly
-    what it would see over gRPC.  There is no preemption: a timeout is noticed
+    Messages still go through the protocol conversion (the very bytes a bot
+    process would receive), so the bot sees exactly what it would see over gRPC.  There is no preemption: a timeout is noticed
     only after the bot returns.
     """
 
@@ -251,15 +256,15 @@ class InProcessConnection:
     async def start_match(self) -> None:
         self._session = BotSession(self.bot)
 
-    async def send(self, message: pb.RefereeMessage) -> None:
+    async def send(self, message: bytes) -> None:
         try:
-            self._session.handle(message)
+            self._session.handle(pb.RefereeMessage.FromString(message))
         except Exception:
             raise BotFault(SeatStatus.CRASHED, report_crash(self.bot)) from None
 
-    async def decide(self, message: pb.RefereeMessage, timeout: float) -> pb.DecisionReply:
+    async def decide(self, message: bytes, request_id: int, timeout: float) -> pb.DecisionReply:
         try:
-            reply = self._session.handle(message)
+            reply = self._session.handle(pb.RefereeMessage.FromString(message))
         except Exception:
             raise BotFault(SeatStatus.CRASHED, report_crash(self.bot)) from None
         assert reply is not None

@@ -40,6 +40,7 @@ from arena.protocol.common import (
     melds_to_proto,
 )
 from arena.protocol.table import Table
+from arena.protocol.wire import CardField, int_field, message_field, string_field
 
 __all__ = [
     "GinTable",
@@ -149,40 +150,63 @@ def action_from_proto(message: pb.Action) -> Action:
 # ------------------------------------------------------------ observations --
 
 
-def observation_to_proto(
-    observation: GinObservation, game_id: str, game_number: int, out: pb.Observation | None = None
-) -> pb.Observation:
-    """The observation as a message, filled into ``out`` if given (no copy: hot path)."""
-    message = pb.Observation() if out is None else out
+_HAND = CardField(9)  # Observation.hand
+_DISCARD_PILE = CardField(10)  # Observation.discard_pile
+_KNOWN = CardField(2)  # SeatView.known_cards
+_UNMATCHED = CardField(4)  # GinView.knocker_unmatched
+
+
+def observation_bytes(observation: GinObservation, game_id: bytes, game_number: int) -> bytes:
+    """The observation, serialized (``game_id`` already as its field: see ``string_field``)."""
     seat = observation.seat
     scores = observation.scores
-    message.game_id = game_id
-    message.seat = seat
-    message.num_seats = 2
-    message.dealer = observation.dealer
-    message.phase = _PHASES[observation.phase]
-    message.to_act = -1 if observation.to_act is None else observation.to_act
-    message.game_number = game_number
-    message.hand_number = observation.hand_number
-    message.hand.extend(cards_to_texts(observation.hand))
-    message.discard_pile.extend(cards_to_texts(observation.discard_pile))
-    message.stock_size = observation.stock_size
-    own = (len(observation.hand), cards_to_texts(observation.own_known))
-    other = (observation.opponent_hand_size, cards_to_texts(observation.opponent_known))
-    for index, (size, known) in enumerate((own, other) if seat == 0 else (other, own)):
-        message.seats.add(hand_size=size, known_cards=known, score=scores[index])
-    gin = message.gin
-    gin.knock_limit = observation.knock_limit
-    gin.doubled = observation.doubled
+    own = _seat_view(len(observation.hand), observation.own_known, scores[seat])
+    other = _seat_view(observation.opponent_hand_size, observation.opponent_known, scores[1 - seat])
+    views = (own, other) if seat == 0 else (other, own)
     knock = observation.knock
+    table = b""
+    gin = int_field(1, observation.knock_limit) + int_field(2, observation.doubled)
     if knock is None:
-        gin.knocker = -1
+        gin += int_field(3, -1)
     else:
-        gin.knocker = knock.seat
-        gin.knocker_unmatched.extend(cards_to_texts(knock.unmatched))
-        message.table.extend(melds_to_proto(knock.melds, knock.seat))
-    if observation.forbidden_discard is not None:
-        message.forbidden_discard = str(observation.forbidden_discard)
+        gin += int_field(3, knock.seat) + _UNMATCHED.of_mask(knock.unmatched.mask)
+        table = b"".join(
+            message_field(13, meld.SerializeToString())
+            for meld in melds_to_proto(knock.melds, knock.seat)
+        )
+    forbidden = observation.forbidden_discard
+    return b"".join(
+        (
+            game_id,
+            int_field(2, seat),
+            int_field(3, 2),
+            int_field(4, observation.dealer),
+            int_field(5, _PHASES[observation.phase]),
+            int_field(6, -1 if observation.to_act is None else observation.to_act),
+            int_field(7, game_number),
+            int_field(8, observation.hand_number),
+            _HAND.of_mask(observation.hand.mask),
+            _DISCARD_PILE.of_cards(observation.discard_pile),
+            int_field(11, observation.stock_size),
+            message_field(12, views[0]),
+            message_field(12, views[1]),
+            table,
+            b"" if forbidden is None else string_field(14, str(forbidden)),
+            message_field(15, gin),
+        )
+    )
+
+
+def _seat_view(hand_size: int, known: CardSet, score: int) -> bytes:
+    return int_field(1, hand_size) + _KNOWN.of_mask(known.mask) + int_field(3, score)
+
+
+def observation_to_proto(
+    observation: GinObservation, game_id: str, game_number: int
+) -> pb.Observation:
+    """The observation as a message (the referee sends ``observation_bytes`` directly)."""
+    message = pb.Observation()
+    message.ParseFromString(observation_bytes(observation, string_field(1, game_id), game_number))
     return message
 
 
@@ -295,10 +319,17 @@ class GinTable(Table):
     family = "gin-rummy"
     game: GinGame
 
+    def __init__(self, game_id: str, game: GinGame) -> None:
+        super().__init__(game_id, game)
+        self._game_id_field = string_field(1, game_id)
+
+    def observation_bytes(self, observation: GinObservation, game_number: int) -> bytes:
+        return observation_bytes(observation, self._game_id_field, game_number)
+
     def observation_to_proto(
         self, observation: GinObservation, game_number: int, out: pb.Observation
     ) -> None:
-        observation_to_proto(observation, self.game_id, game_number, out)
+        out.ParseFromString(self.observation_bytes(observation, game_number))
 
     def event_to_proto(self, event: PublicEvent) -> pb.Event:
         return event_to_proto(event)

@@ -14,8 +14,11 @@ from typing import Any, ClassVar
 from arena.games.base import Outcome
 from arena.proto import bot_pb2 as pb
 from arena.protocol.common import cards_to_texts
+from arena.protocol.wire import int_field, message_field
 
 __all__ = ["Table"]
+
+_DECISION_FIELD = pb.RefereeMessage.DESCRIPTOR.fields_by_name["decision"].number
 
 
 class Table:
@@ -26,6 +29,10 @@ class Table:
         self.game = game
         self._seen = [0] * game.num_seats  # per seat: events of the current hand it was sent
         self._hand: Any = None  # the hand HandStart was last sent for
+        self._event_fields: list[
+            bytes
+        ] = []  # the current hand's events, encoded once for all seats
+        self._action_fields: dict[Any, bytes] = {}  # legal actions already encoded in this game
         self._reported = 0  # hand results already reported
         self.legal: list[Any] = []  # the legal actions of the last decision request
 
@@ -50,6 +57,13 @@ class Table:
 
     def hand_record(self, result: Any) -> dict[str, Any]:
         raise NotImplementedError
+
+    def observation_bytes(self, observation: Any, game_number: int) -> bytes:
+        """The observation, serialized (a game may encode it directly: see Gin)."""
+        message = pb.Observation()
+        self.observation_to_proto(observation, game_number, message)
+        data: bytes = message.SerializeToString()
+        return data
 
     def card_texts(self, cards: Any) -> list[str]:
         """Text forms of the game's cards (a game with jokers overrides this)."""
@@ -84,6 +98,7 @@ class Table:
             return False
         self._hand = self.game.hand
         self._seen = [0] * self.game.num_seats
+        self._event_fields = []
         return True
 
     @property
@@ -106,20 +121,44 @@ class Table:
             scores=list(hand.scores),
         )
 
-    def decision(self, seat: int, game_number: int, request_id: int) -> pb.RefereeMessage:
-        """The request for ``seat`` (built inside its envelope, to save a copy);
-        remembers its legal actions for ``legal_index``."""
+    def decision_bytes(
+        self, seat: int, game_number: int, request_id: int, decision_ms: int = 0, bank_ms: int = 0
+    ) -> bytes:
+        """The serialized ``RefereeMessage`` asking ``seat`` to decide; remembers its
+        legal actions for ``legal_index``.  Built from encoded fragments (the referee's
+        hot path): each event is encoded once for every seat, each action once a game."""
         hand = self.game.hand
         events = hand.events
+        encoded = self._event_fields
+        for event in events[len(encoded) :]:
+            encoded.append(message_field(3, self.event_to_proto(event).SerializeToString()))
         start = self._seen[seat]
         self._seen[seat] = len(events)
-        self.legal = self.game.legal_actions()
+        self.legal = legal = self.game.legal_actions()
+        actions = self._action_fields
+        fields = []
+        for action in legal:
+            field = actions.get(action)
+            if field is None:
+                field = actions[action] = message_field(
+                    4, self.action_to_proto(action).SerializeToString()
+                )
+            fields.append(field)
+        request = b"".join(
+            (
+                int_field(1, request_id),
+                message_field(2, self.observation_bytes(hand.observation(seat), game_number)),
+                *encoded[start:],
+                *fields,
+                message_field(5, int_field(1, decision_ms) + int_field(2, bank_ms)),
+            )
+        )
+        return message_field(_DECISION_FIELD, request)
+
+    def decision(self, seat: int, game_number: int, request_id: int) -> pb.RefereeMessage:
+        """``decision_bytes`` as a message (for tools and tests)."""
         message = pb.RefereeMessage()
-        request = message.decision
-        request.request_id = request_id
-        self.observation_to_proto(hand.observation(seat), game_number, request.observation)
-        request.events.extend([self.event_to_proto(event) for event in events[start:]])
-        request.legal_actions.extend([self.action_to_proto(action) for action in self.legal])
+        message.ParseFromString(self.decision_bytes(seat, game_number, request_id))
         return message
 
     def finished_hands(self, game_number: int) -> list[tuple[pb.HandEnd, dict[str, Any]]]:

@@ -89,10 +89,11 @@ class _Match:
             observer.on_record(record)
 
     async def broadcast(self, message: pb.RefereeMessage) -> None:
+        data = message.SerializeToString()
         for index, seat in enumerate(self.seats):
             if self.alive[index] and seat.connection is not None:
                 try:
-                    await seat.connection.send(message)
+                    await seat.connection.send(data)
                 except BotFault as fault:
                     self.fault(index, fault, game=-1, hand=-1, consequence="forfeit")
 
@@ -152,7 +153,7 @@ class _Match:
             if self.alive[index] and seat.connection is not None:
                 try:
                     await seat.connection.start_match()
-                    await seat.connection.send(self._match_start(index))
+                    await seat.connection.send(self._match_start(index).SerializeToString())
                 except BotFault as fault:
                     self.fault(index, fault, game=-1, hand=-1, consequence="forfeit")
         try:
@@ -275,7 +276,7 @@ class _Match:
         connection = self.seats[seat].connection
         assert connection is not None
         try:
-            await connection.send(message)
+            await connection.send(message.SerializeToString())
         except BotFault as fault:
             self.fault(seat, fault, game, hand, "forfeit")
 
@@ -285,15 +286,15 @@ class _Match:
         assert connection is not None
         tc = self.config.time_control
         self.request_id += 1
-        message = table.decision(seat, game, self.request_id)
-        request = message.decision
-        request.clock.decision_ms = tc.decision_ms
-        request.clock.bank_ms = int(banks[seat] * 1000)
+        request_id = self.request_id
+        message = table.decision_bytes(
+            seat, game, request_id, tc.decision_ms, int(banks[seat] * 1000)
+        )
         allowed = tc.decision_ms / 1000.0 + banks[seat]
         hand = table.hand_number  # before the action: it may end the hand
         started = time.perf_counter()
         try:
-            reply = await connection.decide(message, allowed)
+            reply = await connection.decide(message, request_id, allowed)
             elapsed = time.perf_counter() - started
             banks[seat] -= max(0.0, elapsed - tc.decision_ms / 1000.0)
             if banks[seat] < 0:

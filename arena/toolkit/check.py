@@ -191,15 +191,15 @@ class _Recorder:
     async def start_match(self) -> None:
         await self.inner.start_match()
 
-    async def send(self, message: pb.RefereeMessage) -> None:
-        self.transcript.lifecycle.append(message)
+    async def send(self, message: bytes) -> None:
+        self.transcript.lifecycle.append(pb.RefereeMessage.FromString(message))
         await self.inner.send(message)
 
-    async def decide(self, message: pb.RefereeMessage, timeout: float) -> pb.DecisionReply:
-        asked = Asked(message.decision)
+    async def decide(self, message: bytes, request_id: int, timeout: float) -> pb.DecisionReply:
+        asked = Asked(pb.RefereeMessage.FromString(message).decision)
         self.transcript.asked.append(asked)
         started = time.perf_counter()
-        reply = await self.inner.decide(message, timeout)
+        reply = await self.inner.decide(message, request_id, timeout)
         asked.seconds = time.perf_counter() - started
         asked.reply = reply
         return reply

@@ -354,17 +354,17 @@ class HumanConnection:
     async def start_match(self) -> None:
         self._session = BotSession(self.player)
 
-    async def send(self, message: pb.RefereeMessage) -> None:
+    async def send(self, message: bytes) -> None:
         self._handle(message)
 
-    async def decide(self, message: pb.RefereeMessage, timeout: float) -> pb.DecisionReply:
+    async def decide(self, message: bytes, request_id: int, timeout: float) -> pb.DecisionReply:
         reply = self._handle(message)
         assert reply is not None
         return reply.decision
 
-    def _handle(self, message: pb.RefereeMessage) -> pb.BotMessage | None:
+    def _handle(self, message: bytes) -> pb.BotMessage | None:
         try:
-            return self._session.handle(message)
+            return self._session.handle(pb.RefereeMessage.FromString(message))
         except PlayerLeft as left:
             self.left = str(left)
             raise BotFault(SeatStatus.CRASHED, f"the player left the table: {left}") from None
@@ -403,25 +403,26 @@ class SeatClock:
     async def start_match(self) -> None:
         await self.inner.start_match()
 
-    async def send(self, message: pb.RefereeMessage) -> None:
-        kind = message.WhichOneof("body")
+    async def send(self, message: bytes) -> None:
+        parsed = pb.RefereeMessage.FromString(message)
+        kind = parsed.WhichOneof("body")
         if kind == "match_start":
-            own = pb.RefereeMessage()
-            own.CopyFrom(message)
-            own.match_start.time_control.decision_ms = self.clock.decision_ms
-            own.match_start.time_control.bank_ms = self.clock.bank_ms
-            message = own
+            parsed.match_start.time_control.decision_ms = self.clock.decision_ms
+            parsed.match_start.time_control.bank_ms = self.clock.bank_ms
+            message = parsed.SerializeToString()
         elif kind == "game_start":
             self._bank.seconds = self.clock.bank_ms / 1000
         await self.inner.send(message)
 
-    async def decide(self, message: pb.RefereeMessage, timeout: float) -> pb.DecisionReply:
+    async def decide(self, message: bytes, request_id: int, timeout: float) -> pb.DecisionReply:
         free = self.clock.decision_ms / 1000
-        request = message.decision
-        request.clock.decision_ms = self.clock.decision_ms
-        request.clock.bank_ms = int(self._bank.seconds * 1000)
+        parsed = pb.RefereeMessage.FromString(message)
+        parsed.decision.clock.decision_ms = self.clock.decision_ms
+        parsed.decision.clock.bank_ms = int(self._bank.seconds * 1000)
         started = time.perf_counter()
-        reply = await self.inner.decide(message, min(timeout, free + self._bank.seconds))
+        reply = await self.inner.decide(
+            parsed.SerializeToString(), request_id, min(timeout, free + self._bank.seconds)
+        )
         elapsed = time.perf_counter() - started
         self._bank.seconds -= max(0.0, elapsed - free)
         if self._bank.seconds < 0:

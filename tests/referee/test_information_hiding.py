@@ -104,13 +104,13 @@ class Spy:
     async def start_match(self) -> None:
         await self.inner.start_match()
 
-    async def send(self, message: pb.RefereeMessage) -> None:
-        self.audit.check(self.seat, message)
+    async def send(self, message: bytes) -> None:
+        self.audit.check(self.seat, pb.RefereeMessage.FromString(message))
         await self.inner.send(message)
 
-    async def decide(self, message: pb.RefereeMessage, timeout: float) -> pb.DecisionReply:
-        self.audit.check(self.seat, message)
-        reply: pb.DecisionReply = await self.inner.decide(message, timeout)
+    async def decide(self, message: bytes, request_id: int, timeout: float) -> pb.DecisionReply:
+        self.audit.check(self.seat, pb.RefereeMessage.FromString(message))
+        reply: pb.DecisionReply = await self.inner.decide(message, request_id, timeout)
         return reply
 
     async def end_match(self) -> None:
