@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections import deque
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -80,7 +81,8 @@ class GrpcConnection:
         self._describe_exit = describe_exit  # "process exited with status 3; stderr: ..." or ""
         self._channel: Any = None  # the match's grpc.aio channel
         self._call: Any = None  # the PlayMatch call
-        self._replies: asyncio.Queue[pb.BotMessage | BaseException] | None = None
+        self._replies: deque[pb.BotMessage | BaseException] = deque()  # not yet awaited
+        self._waiter: asyncio.Future[pb.BotMessage | BaseException] | None = None
         self._reader: asyncio.Task[None] | None = None
         self.info = pb.HandshakeReply()
 
@@ -127,24 +129,45 @@ class GrpcConnection:
     async def start_match(self) -> None:
         self._channel = grpc_aio.insecure_channel(self._target)
         # No request serializer: the referee hands over messages already serialized.
-        self._call = self._channel.stream_stream(
+        self._call = call = self._channel.stream_stream(
             _PLAY_MATCH, request_serializer=None, response_deserializer=pb.BotMessage.FromString
         )()
-        replies: asyncio.Queue[pb.BotMessage | BaseException] = asyncio.Queue()
-        self._replies = replies
-        call = self._call
+        self._replies.clear()
 
         async def read() -> None:
             try:
                 async for message in call:
-                    replies.put_nowait(message)
-                replies.put_nowait(EOFError("the bot closed its stream"))
+                    self._deliver(message)
+                self._deliver(EOFError("the bot closed its stream"))
             except grpc.RpcError as error:
-                replies.put_nowait(error)
+                self._deliver(error)
             except asyncio.CancelledError:
                 pass
 
         self._reader = asyncio.get_running_loop().create_task(read())
+
+    def _deliver(self, item: pb.BotMessage | BaseException) -> None:
+        """Hand a reply (or how the stream ended) to the waiting ``decide``, else keep it."""
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(item)
+        else:
+            self._replies.append(item)
+
+    async def _next_reply(self, deadline: float) -> pb.BotMessage | BaseException:
+        """The next reply; ``TimeoutError`` at ``deadline`` (loop time).  One future and
+        one timer: lighter than a queue and a timeout context, on the hot path."""
+        if self._replies:
+            return self._replies.popleft()
+        loop = asyncio.get_running_loop()
+        waiter = self._waiter = loop.create_future()
+        timer = loop.call_at(deadline, _expire, waiter)
+        try:
+            item: pb.BotMessage | BaseException = await waiter
+        finally:
+            timer.cancel()
+            self._waiter = None
+        return item
 
     async def send(self, message: bytes) -> None:
         try:
@@ -153,20 +176,18 @@ class GrpcConnection:
             raise await self._broken_stream(error) from None
 
     async def decide(self, message: bytes, request_id: int, timeout: float) -> pb.DecisionReply:
+        deadline = asyncio.get_running_loop().time() + max(timeout, 0.0)
         await self.send(message)
-        replies = self._replies
-        assert replies is not None
         while True:
             try:
-                async with asyncio.timeout(max(timeout, 0.0)):
-                    item = await replies.get()
+                item = await self._next_reply(deadline)
             except TimeoutError:
                 raise BotFault(
                     SeatStatus.TIMEOUT,
                     f"no reply to request {request_id} within {timeout * 1000:.0f} ms",
                 ) from None
             if isinstance(item, BaseException):
-                replies.put_nowait(item)  # the stream stays broken for later calls
+                self._replies.appendleft(item)  # the stream stays broken for later calls
                 raise await self._broken_stream(item)
             if item.WhichOneof("body") != "decision":
                 raise BotFault(
@@ -234,6 +255,11 @@ class GrpcConnection:
 
     def close(self) -> None:
         """Nothing to do outside a match: the match channel closes in ``end_match``."""
+
+
+def _expire(waiter: asyncio.Future[Any]) -> None:
+    if not waiter.done():
+        waiter.set_exception(TimeoutError())
 
 
 class InProcessConnection:
