@@ -22,6 +22,7 @@ from arena.sdk.bot import Bot, BotSession, report_crash
 __all__ = ["BotConnection", "GrpcConnection", "InProcessConnection", "handshake_request"]
 
 _EXIT_WAIT = 0.5  # seconds to wait for a bot whose stream broke to be seen exiting
+_CLOSE_GRACE = 1.0  # seconds a bot gets to end its match stream after the referee's
 _PLAY_MATCH = "/{}/PlayMatch".format(pb.DESCRIPTOR.services_by_name["Bot"].full_name)
 
 
@@ -84,6 +85,7 @@ class GrpcConnection:
         self._replies: deque[pb.BotMessage | BaseException] = deque()  # not yet awaited
         self._waiter: asyncio.Future[pb.BotMessage | BaseException] | None = None
         self._reader: asyncio.Task[None] | None = None
+        self._owed = False  # a decision request is still unanswered
         self.info = pb.HandshakeReply()
 
     def _exit_note(self) -> str:
@@ -133,6 +135,7 @@ class GrpcConnection:
             _PLAY_MATCH, request_serializer=None, response_deserializer=pb.BotMessage.FromString
         )()
         self._replies.clear()
+        self._owed = False
 
         async def read() -> None:
             try:
@@ -177,6 +180,7 @@ class GrpcConnection:
 
     async def decide(self, message: bytes, request_id: int, timeout: float) -> pb.DecisionReply:
         deadline = asyncio.get_running_loop().time() + max(timeout, 0.0)
+        self._owed = True
         await self.send(message)
         while True:
             try:
@@ -195,6 +199,7 @@ class GrpcConnection:
                     f"expected a DecisionReply, got {item.WhichOneof('body') or 'an empty BotMessage'}",
                 )
             if item.decision.request_id == request_id:
+                self._owed = False
                 return item.decision
             if item.decision.request_id > request_id:
                 raise BotFault(
@@ -237,7 +242,10 @@ class GrpcConnection:
         return BotFault(SeatStatus.CRASHED, f"{self.label}: {error}{self._exit_note()}")
 
     async def end_match(self) -> None:
-        """Half-close the stream, give the bot a moment to finish, then drop the channel."""
+        """Half-close the stream, give the bot a moment to finish, then drop the channel.
+
+        A bot still owing a reply (it hung or is still thinking) gets no moment:
+        it would only make the match end a second later."""
         call, reader, channel = self._call, self._reader, self._channel
         self._call = self._reader = self._channel = None
         if call is not None:
@@ -245,7 +253,7 @@ class GrpcConnection:
                 await call.done_writing()
         if reader is not None:
             with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(1.0):
+                async with asyncio.timeout(0.0 if self._owed else _CLOSE_GRACE):
                     await reader
             reader.cancel()
         if call is not None:
