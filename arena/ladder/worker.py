@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import threading
 import time
@@ -84,6 +85,18 @@ def _kill_children() -> None:
                     kill(int(entry.name), signal.SIGKILL)
 
 
+def _remove_stale_bot_dirs(replays: Path, match_id: int, attempt: int) -> None:
+    """Earlier attempts of this match were cut short (the runner was killed), so their
+    bots could not remove their working directories: remove them now.  The logs and
+    partial replays of those attempts stay, as evidence."""
+    for earlier in range(1, attempt):
+        folder = replays / f"m{match_id}-a{earlier}"
+        if folder.is_dir():
+            for entry in folder.iterdir():
+                if entry.is_dir() and not entry.is_symlink():  # a bot's own directory
+                    shutil.rmtree(entry, ignore_errors=True)
+
+
 def play_job(job: MatchJob) -> dict[str, Any]:
     """Play the match; ``{"result": ..., "replay": ...}`` or ``{"error": ...}``.
 
@@ -94,6 +107,8 @@ def play_job(job: MatchJob) -> dict[str, Any]:
         plugins = _plugins(job.plugins, job.autoload)
         spec = plugins.game(job.game)
         key = f"m{job.match_id}-a{job.attempt}"
+        if job.replays:
+            _remove_stale_bot_dirs(Path(job.replays), job.match_id, job.attempt)
         run_dir = Path(job.replays) / key if job.replays else None
         replay = Path(job.replays) / f"{key}.jsonl" if job.replays else None
         config = MatchConfig(

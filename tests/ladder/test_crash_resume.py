@@ -188,3 +188,8 @@ def test_kill_and_resume(tmp_path: Path, sandbox: str, kill_after: int, delay: f
     left = wait_for_none(marker, tmp_path, 10)
     kill_leftovers(left)
     assert not left, "left running after the resumed run:\n" + "\n".join(left)
+
+    # The bots' working directories are gone, those of the interrupted attempts too
+    # (their logs stay).
+    bot_dirs = [path for path in (tmp_path / "replays").glob("*/*") if path.is_dir()]
+    assert not bot_dirs, bot_dirs
