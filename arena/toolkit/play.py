@@ -39,6 +39,7 @@ from arena.proto import bot_pb2 as pb
 from arena.referee.settings import TimeControl
 from arena.sdk import Bot, BotSession, Decision
 from arena.sdk.bot import report_crash
+from arena.toolkit.seat_view import event_text
 
 __all__ = [
     "HUMAN_DECISION_MS",
@@ -52,7 +53,6 @@ __all__ = [
 #: The person's time per move: a day (the referee wants a number; nobody is rushed).
 HUMAN_DECISION_MS = 86_400_000
 
-_KIND = pb.Event.Kind
 _PHASE_HELP = {
     gin.Phase.FIRST_UPCARD: "take the first upcard ('draw discard') or 'pass'",
     gin.Phase.DRAW: "draw: from the stock or the discard pile",
@@ -209,9 +209,7 @@ class HumanPlayer(Bot):
         phase = observation.phase
         say()
         for event in events:
-            text = self._event(event)
-            if text:
-                say(f"  {text}")
+            say(f"  {event_text(event, self.who)}")
         opponent = 1 - self.seat
         limit = "gin only" if observation.knock_limit == 0 else str(observation.knock_limit)
         doubled = ", doubled" if observation.doubled else ""
@@ -256,24 +254,6 @@ class HumanPlayer(Bot):
         say("  moves:")
         for number, action in enumerate(legal, start=1):
             say(f"  {number:>4}. {action}{_note(action, observation)}")
-
-    def _event(self, event: pb.Event) -> str:
-        who = self.who(event.seat) if event.seat >= 0 else ""
-        kind = event.kind
-        if kind == _KIND.KIND_UPCARD:
-            return f"the upcard is {event.card}"
-        if kind == _KIND.KIND_PASS:
-            return f"{who} passed"
-        if kind == _KIND.KIND_DRAW_STOCK:
-            return f"{who} drew from the stock"
-        if kind == _KIND.KIND_DRAW_DISCARD:
-            return f"{who} took {event.card} from the discard pile"
-        if kind == _KIND.KIND_DISCARD:
-            return f"{who} discarded {event.card}"
-        if kind == _KIND.KIND_KNOCK:
-            melds = " ".join("-".join(meld.cards) for meld in event.melds)
-            return f"{who} knocked: {melds}, unmatched {' '.join(event.cards) or '-'}"
-        return ""
 
 
 def _by_suit(hand: CardSet) -> str:

@@ -26,7 +26,7 @@ from arena.protocol import codec_for
 from arena.referee.replay import ReplayError, read_replay
 from arena.toolkit.errors import ToolkitError
 
-__all__ = ["Deal", "SelectionError", "check_selection", "dealt_hands", "seat_view"]
+__all__ = ["Deal", "SelectionError", "check_selection", "dealt_hands", "event_text", "seat_view"]
 
 _KIND = pb.Event.Kind
 
@@ -311,7 +311,7 @@ class _View:
                 continue  # the hand end follows, with the reveal
             if acting == self.seat and message.seat == self.seat:
                 continue
-            text = _event_text(message, self.who)
+            text = event_text(message, self.who)
             if message.kind == _KIND.KIND_DRAW_STOCK and message.seat == self.seat and gained:
                 text += f": {' '.join(sorted(gained.elements()))}"
             yield f"    {text}"
@@ -385,7 +385,8 @@ def _meld_text(meld: pb.Meld, who: Any) -> str:
     return f"#{meld.id} {_cards(meld)}{owner}"
 
 
-def _event_text(event: pb.Event, who: Any) -> str:
+def event_text(event: pb.Event, who: Any) -> str:
+    """One public event in words, ``who(seat)`` naming the seats (replays and ``arena play``)."""
     actor = who(event.seat)
 
     def does(verb: str) -> str:  # "greedy draws", "you draw"
