@@ -274,8 +274,8 @@ class InProcessConnection:
     """A Python bot called directly in the referee's process (breakpoints work).
 
     Messages still go through the protocol conversion (the very bytes a bot
-    process would receive), so the bot sees exactly what it would see over gRPC.  There is no preemption: a timeout is noticed
-    only after the bot returns.
+    process would receive), so the bot sees exactly what it would see over gRPC.
+    There is no preemption: a timeout is noticed only after the bot returns.
     """
 
     def __init__(self, bot: Bot) -> None:

@@ -15,7 +15,7 @@ from dataclasses import replace
 import pytest
 
 from arena.cards import ALL_CARDS, CardSet
-from arena.games.gin_rummy import STANDARD, GinGame, GinObservation
+from arena.games.gin_rummy import STANDARD, Defend, GinGame, GinObservation, Knock
 from arena.games.registry import find_game
 from arena.proto import bot_pb2 as pb
 from arena.protocol import codec_for
@@ -50,13 +50,11 @@ def test_bools_and_enums_match_the_library() -> None:
 def test_length_delimited_fields_match_the_library(size: int) -> None:
     text = "x" * size
     assert string_field(2, text) == pb.HandshakeRequest(referee=text).SerializeToString()
-    inner = pb.HandshakeRequest(referee=text)
     envelope = pb.RefereeMessage(notice=pb.Notice(text=text))
     assert message_field(8, envelope.notice.SerializeToString()) == envelope.SerializeToString()
-    assert len(inner.SerializeToString()) >= size
 
 
-def test_varint_refuses_nothing_it_needs() -> None:
+def test_varint_covers_the_whole_64_bit_range() -> None:
     assert varint(0) == b"\x00"
     assert varint(2**64 - 1) == b"\xff" * 9 + b"\x01"
 
@@ -118,13 +116,13 @@ RULE_SETS = {
 
 
 def played_games(rules_name: str, games: int) -> Iterator[tuple[GinGame, random.Random]]:
-    """Games of random play, prefering knocks so defences come up too."""
+    """Games of random play, preferring knocks so defences come up too."""
     for seed in range(games):
         yield GinGame(RULE_SETS[rules_name], seed, max_deals=3), random.Random(seed)
 
 
 def choose(legal: list[object], rng: random.Random) -> object:
-    knocks = [action for action in legal if type(action).__name__ in ("Knock", "Defend")]
+    knocks = [action for action in legal if isinstance(action, Knock | Defend)]
     return rng.choice(knocks) if knocks and rng.random() < 0.7 else rng.choice(legal)
 
 
