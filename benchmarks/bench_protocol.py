@@ -10,6 +10,10 @@ Run:  python benchmarks/bench_protocol.py [--quick] [--rounds N]
 * bare, two servers: the same, alternating between two such servers two round
   trips at a time, as a Gin match alternates between its seats (a diagnostic: how
   much of the gap is the second process rather than the referee).
+* referee's messages replayed: the very messages a referee match sent the two
+  trivial bots, sent again through the referee's connections with no game in
+  between (a diagnostic: the referee's transport; what it lacks to the referee
+  line is the referee's own work per decision).
 * bare unary: one unary call per round trip (a Handshake carrying a padding
   string of the mean request size).
 
@@ -21,6 +25,7 @@ ratio (paired), the rates the medians over rounds.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import queue
 import random
 import statistics
@@ -33,7 +38,7 @@ from pathlib import Path
 import grpc
 
 from arena.games.registry import find_game
-from arena.hosting.connection import GrpcConnection
+from arena.hosting.connection import BotConnection, GrpcConnection
 from arena.hosting.limits import Limits
 from arena.hosting.manifest import BotCommand
 from arena.hosting.process import BotProcess
@@ -71,11 +76,47 @@ def sample_requests(count: int) -> list[pb.DecisionRequest]:
     return requests
 
 
-def referee_rate(addresses: list[str], games: int) -> float:
-    spec = find_game("gin-rummy/standard")
+# What a referee sent: (seat, serialized message, request id or None for no reply).
+Sent = list[tuple[int, bytes, int | None]]
+
+
+class _Recorder:
+    """A connection that notes what the referee sends through it."""
+
+    def __init__(self, inner: BotConnection, seat: int, sent: Sent) -> None:
+        self.inner, self.seat, self.sent, self.info = inner, seat, sent, inner.info
+
+    async def start_match(self) -> None:
+        await self.inner.start_match()
+
+    async def send(self, message: bytes) -> None:
+        self.sent.append((self.seat, message, None))
+        await self.inner.send(message)
+
+    async def decide(self, message: bytes, request_id: int, timeout: float) -> pb.DecisionReply:
+        self.sent.append((self.seat, message, request_id))
+        return await self.inner.decide(message, request_id, timeout)
+
+    async def end_match(self) -> None:
+        await self.inner.end_match()
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def _connect(addresses: list[str]) -> list[GrpcConnection]:
     connections = [GrpcConnection(address, f"bot{i}") for i, address in enumerate(addresses)]
     for connection in connections:
         connection.wait_ready(10)
+    return connections
+
+
+def referee_rate(addresses: list[str], games: int, sent: Sent | None = None) -> float:
+    """Decisions per second of a match; ``sent``, if given, gets what the referee sent."""
+    spec = find_game("gin-rummy/standard")
+    connections: list[BotConnection] = list(_connect(addresses))
+    if sent is not None:
+        connections = [_Recorder(c, seat, sent) for seat, c in enumerate(connections)]
     seats = [Seat(connection, f"bot{i}") for i, connection in enumerate(connections)]
     started = time.perf_counter()
     result = play_match(MatchConfig(spec, games=games, seed=1), seats)
@@ -85,6 +126,28 @@ def referee_rate(addresses: list[str], games: int) -> float:
     decisions = sum(len(seat.decision_seconds) for seat in result.seats)
     assert not any(seat.faults for seat in result.seats), "the trivial bots must not fault"
     return decisions / elapsed
+
+
+def replay_rate(addresses: list[str], sent: Sent) -> float:
+    """Decisions per second when the referee's recorded messages are sent again as
+    they were, through its connections, with no game in between."""
+    connections = _connect(addresses)
+
+    async def replay() -> float:
+        for connection in connections:
+            await connection.start_match()
+        started = time.perf_counter()
+        for seat, message, request_id in sent:
+            if request_id is None:
+                await connections[seat].send(message)
+            else:
+                await connections[seat].decide(message, request_id, 10.0)
+        elapsed = time.perf_counter() - started
+        for connection in connections:
+            await connection.end_match()
+        return sum(request_id is not None for _, _, request_id in sent) / elapsed
+
+    return asyncio.run(replay())
 
 
 def bare_stream_rate(addresses: list[str], requests: list[pb.DecisionRequest]) -> float:
@@ -140,10 +203,20 @@ def main() -> None:
     run_dir = Path(tempfile.mkdtemp(prefix="arena-bench-"))
     bots = [start("trivial_bot.py", f"trivial{i}", run_dir) for i in range(2)]
     bare = [start("bare_bot.py", f"bare{i}", run_dir) for i in range(2)]
-    results: dict[str, list[float]] = {"referee": [], "stream": [], "two": [], "unary": []}
+    results: dict[str, list[float]] = {
+        "referee": [],
+        "replayed": [],
+        "stream": [],
+        "two": [],
+        "unary": [],
+    }
+    addresses = [bot.address for bot in bots]
     try:
+        sent: Sent = []
+        referee_rate(addresses, 1, sent)  # the same seed: every round sends these
         for _ in range(rounds):
-            results["referee"].append(referee_rate([bot.address for bot in bots], 1))
+            results["referee"].append(referee_rate(addresses, 1))
+            results["replayed"].append(replay_rate(addresses, sent))
             results["stream"].append(bare_stream_rate([bare[0].address], requests))
             results["two"].append(bare_stream_rate([b.address for b in bare], requests))
             results["unary"].append(bare_unary_rate(bare[0].address, len(requests) // 4, mean_size))
@@ -160,6 +233,7 @@ def main() -> None:
     print("|---|---|---|")
     labels = {
         "referee": "referee decisions, 2 trivial bots (one game)",
+        "replayed": "referee's messages replayed, no game",
         "stream": "bare round trips, one stream",
         "two": "bare round trips, two servers in turn",
         "unary": "bare round trips, unary calls",
@@ -169,6 +243,7 @@ def main() -> None:
         print(f"| {label} | {median[key]:,.0f} | {min(values):,.0f}-{max(values):,.0f} |")
     print(f"| referee / bare stream (target 80%) | {paired('referee', 'stream'):.0%} | |")
     print(f"| referee / bare, two servers in turn | {paired('referee', 'two'):.0%} | |")
+    print(f"| replayed / bare stream | {paired('replayed', 'stream'):.0%} | |")
     print(f"| bare stream / bare unary | {paired('stream', 'unary'):.2f}x | |")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import fields
 from typing import Any
 
@@ -155,21 +156,36 @@ _DISCARD_PILE = CardField(10)  # Observation.discard_pile
 _KNOWN = CardField(2)  # SeatView.known_cards
 _UNMATCHED = CardField(4)  # GinView.knocker_unmatched
 
+# The small fields of an observation, ready-made: a request is built every decision.
+_SEAT = (int_field(2, 0), int_field(2, 1))  # Observation.seat
+_NUM_SEATS = int_field(3, 2)  # Observation.num_seats
+_DEALER = (int_field(4, 0), int_field(4, 1))  # Observation.dealer
+_PHASE = {phase: int_field(5, code) for phase, code in _PHASES.items()}  # Observation.phase
+_TO_ACT = {None: int_field(6, -1), 0: int_field(6, 0), 1: int_field(6, 1)}  # Observation.to_act
+_STOCK_SIZE = tuple(int_field(11, size) for size in range(53))  # Observation.stock_size
+_HAND_SIZE = tuple(int_field(1, size) for size in range(53))  # SeatView.hand_size
+_NO_KNOCKER = int_field(3, -1)  # GinView.knocker
+
 
 def observation_bytes(observation: GinObservation, game_id: bytes, game_number: int) -> bytes:
     """The observation, serialized (``game_id`` already as its field: see ``string_field``)."""
     seat = observation.seat
     scores = observation.scores
-    own = _seat_view(len(observation.hand), observation.own_known, scores[seat])
+    own = _seat_view(observation.hand.mask.bit_count(), observation.own_known, scores[seat])
     other = _seat_view(observation.opponent_hand_size, observation.opponent_known, scores[1 - seat])
     views = (own, other) if seat == 0 else (other, own)
     knock = observation.knock
     table = b""
-    gin = int_field(1, observation.knock_limit) + int_field(2, observation.doubled)
     if knock is None:
-        gin += int_field(3, -1)
+        gin = _gin_view(observation.knock_limit, observation.doubled)
     else:
-        gin += int_field(3, knock.seat) + _UNMATCHED.of_mask(knock.unmatched.mask)
+        gin = message_field(
+            15,
+            int_field(1, observation.knock_limit)
+            + int_field(2, observation.doubled)
+            + int_field(3, knock.seat)
+            + _UNMATCHED.of_mask(knock.unmatched.mask),
+        )
         table = b"".join(
             message_field(13, meld.SerializeToString())
             for meld in melds_to_proto(knock.melds, knock.seat)
@@ -178,27 +194,33 @@ def observation_bytes(observation: GinObservation, game_id: bytes, game_number: 
     return b"".join(
         (
             game_id,
-            int_field(2, seat),
-            int_field(3, 2),
-            int_field(4, observation.dealer),
-            int_field(5, _PHASES[observation.phase]),
-            int_field(6, -1 if observation.to_act is None else observation.to_act),
+            _SEAT[seat],
+            _NUM_SEATS,
+            _DEALER[observation.dealer],
+            _PHASE[observation.phase],
+            _TO_ACT[observation.to_act],
             int_field(7, game_number),
             int_field(8, observation.hand_number),
             _HAND.of_mask(observation.hand.mask),
             _DISCARD_PILE.of_cards(observation.discard_pile),
-            int_field(11, observation.stock_size),
+            _STOCK_SIZE[observation.stock_size],
             message_field(12, views[0]),
             message_field(12, views[1]),
             table,
             b"" if forbidden is None else string_field(14, str(forbidden)),
-            message_field(15, gin),
+            gin,
         )
     )
 
 
+@functools.cache
+def _gin_view(knock_limit: int, doubled: bool) -> bytes:
+    """``Observation.gin`` before anyone knocks: a handful of values, all hand long."""
+    return message_field(15, int_field(1, knock_limit) + int_field(2, doubled) + _NO_KNOCKER)
+
+
 def _seat_view(hand_size: int, known: CardSet, score: int) -> bytes:
-    return int_field(1, hand_size) + _KNOWN.of_mask(known.mask) + int_field(3, score)
+    return _HAND_SIZE[hand_size] + _KNOWN.of_mask(known.mask) + int_field(3, score)
 
 
 def observation_to_proto(
@@ -244,6 +266,11 @@ def observation_from_proto(message: pb.Observation) -> GinObservation:
         scores=(message.seats[0].score, message.seats[1].score),
         hand_number=message.hand_number,
     )
+
+
+# The events without melds (a draw, a discard, a pass...), encoded once: the
+# same few hundred come back hand after hand.
+_EVENT_FIELDS: dict[tuple[EventKind, int | None, Card | None], bytes] = {}
 
 
 def event_to_proto(event: PublicEvent) -> pb.Event:
@@ -333,6 +360,15 @@ class GinTable(Table):
 
     def event_to_proto(self, event: PublicEvent) -> pb.Event:
         return event_to_proto(event)
+
+    def event_field(self, event: PublicEvent) -> bytes:
+        if event.melds or event.cards or event.layoffs:  # a knock or a defence: rare
+            return super().event_field(event)
+        key = (event.kind, event.seat, event.card)
+        field = _EVENT_FIELDS.get(key)
+        if field is None:
+            field = _EVENT_FIELDS[key] = super().event_field(event)
+        return field
 
     def action_to_proto(self, action: Action) -> pb.Action:
         return action_to_proto(action)

@@ -34,6 +34,7 @@ class Table:
         ] = []  # the current hand's events, encoded once for all seats
         self._action_fields: dict[Any, bytes] = {}  # legal actions already encoded in this game
         self._reported = 0  # hand results already reported
+        self._clock = ((0, 0), message_field(5, b""))  # the last clocks sent, as a field
         self.legal: list[Any] = []  # the legal actions of the last decision request
 
     # -- each game's conversions ---------------------------------------------
@@ -64,6 +65,10 @@ class Table:
         self.observation_to_proto(observation, game_number, message)
         data: bytes = message.SerializeToString()
         return data
+
+    def event_field(self, event: Any) -> bytes:
+        """The event as ``DecisionRequest.events`` entry (a game may cache these: see Gin)."""
+        return message_field(3, self.event_to_proto(event).SerializeToString())
 
     def card_texts(self, cards: Any) -> list[str]:
         """Text forms of the game's cards (a game with jokers overrides this)."""
@@ -131,7 +136,7 @@ class Table:
         events = hand.events
         encoded = self._event_fields
         for event in events[len(encoded) :]:
-            encoded.append(message_field(3, self.event_to_proto(event).SerializeToString()))
+            encoded.append(self.event_field(event))
         start = self._seen[seat]
         self._seen[seat] = len(events)
         self.legal = legal = self.game.legal_actions()
@@ -144,13 +149,16 @@ class Table:
                     4, self.action_to_proto(action).SerializeToString()
                 )
             fields.append(field)
+        if self._clock[0] != (decision_ms, bank_ms):  # the bank seldom changes
+            clock = message_field(5, int_field(1, decision_ms) + int_field(2, bank_ms))
+            self._clock = ((decision_ms, bank_ms), clock)
         request = b"".join(
             (
                 int_field(1, request_id),
                 message_field(2, self.observation_bytes(hand.observation(seat), game_number)),
                 *encoded[start:],
                 *fields,
-                message_field(5, int_field(1, decision_ms) + int_field(2, bank_ms)),
+                self._clock[1],
             )
         )
         return message_field(_DECISION_FIELD, request)

@@ -67,28 +67,40 @@ def string_field(field: int, text: str) -> bytes:
     return message_field(field, text.encode()) if text else b""
 
 
+class _SuitFragments(dict[int, bytes]):
+    """13-bit rank mask -> the fragments of those cards of one suit, in card order."""
+
+    def __init__(self, cards: tuple[bytes, ...]) -> None:
+        super().__init__()
+        self._cards = cards  # the suit's 13 card fragments
+
+    def __missing__(self, ranks: int) -> bytes:
+        data = self[ranks] = b"".join(
+            fragment for rank, fragment in enumerate(self._cards) if ranks >> rank & 1
+        )
+        return data
+
+
 class CardField:
     """A ``repeated string`` field of card texts, from cached per-card fragments."""
 
     def __init__(self, field: int) -> None:
         self._card = tuple(message_field(field, str(card).encode()) for card in ALL_CARDS)
-        # per suit: 13-bit rank mask -> the fragments of those cards, in card order
-        self._suits: tuple[dict[int, bytes], ...] = ({}, {}, {}, {})
+        self._suits = tuple(
+            _SuitFragments(self._card[13 * suit : 13 * suit + 13]) for suit in range(4)
+        )
 
     def of_mask(self, mask: int) -> bytes:
         """The cards of a ``CardSet`` mask, in card order (as the set iterates)."""
-        out = b""
-        for suit, cache in enumerate(self._suits):
-            ranks = mask >> 13 * suit & 0x1FFF
-            if ranks:
-                data = cache.get(ranks)
-                if data is None:
-                    base = 13 * suit
-                    data = cache[ranks] = b"".join(
-                        self._card[base + rank] for rank in range(13) if ranks >> rank & 1
-                    )
-                out += data
-        return out
+        if not mask:
+            return b""
+        clubs, diamonds, hearts, spades = self._suits
+        return (
+            clubs[mask & 0x1FFF]
+            + diamonds[mask >> 13 & 0x1FFF]
+            + hearts[mask >> 26 & 0x1FFF]
+            + spades[mask >> 39 & 0x1FFF]
+        )
 
     def of_cards(self, cards: Iterable[Card]) -> bytes:
         """The cards in the order given."""

@@ -135,9 +135,13 @@ class HandResult:
         return (self.seats[0].points, self.seats[1].points)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class GinObservation:
-    """Exactly what one seat may know: its own cards and what was played in the open."""
+    """Exactly what one seat may know: its own cards and what was played in the open.
+
+    Not frozen: the referee builds one every decision, and a frozen dataclass is
+    five times dearer to build.  Each call builds a fresh one, so changing it
+    changes nothing but the caller's copy."""
 
     seat: int
     dealer: int
