@@ -5,6 +5,9 @@ Run:  python benchmarks/bench_protocol.py [--quick] [--rounds N]
 * referee: decisions per second of a whole match between two trivial bots (each
   its own process, over Unix sockets), everything included: engine, messages,
   clocks, fault checks.
+* referee alone: the same match against instant replies in the referee's own
+  process (the trivial bots' answer, no transport): the referee's own work per
+  decision, in microseconds.
 * bare stream: round trips per second on one PlayMatch stream to a server that
   answers at once, sending real decision requests of the same sizes.
 * bare, two servers: the same, alternating between two such servers two round
@@ -128,6 +131,37 @@ def referee_rate(addresses: list[str], games: int, sent: Sent | None = None) -> 
     return decisions / elapsed
 
 
+class _Instant:
+    """A connection that answers every request at once, as the trivial bot does."""
+
+    info = pb.HandshakeReply(name="instant", protocol_version=1, games=["*"])
+
+    async def start_match(self) -> None:
+        pass
+
+    async def send(self, message: bytes) -> None:
+        pass
+
+    async def decide(self, message: bytes, request_id: int, timeout: float) -> pb.DecisionReply:
+        return pb.DecisionReply(request_id=request_id, legal_index=0)
+
+    async def end_match(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def referee_alone_micros() -> float:
+    """Microseconds per decision of the referee's own work (the same match, no transport)."""
+    spec = find_game("gin-rummy/standard")
+    seats = [Seat(_Instant(), f"bot{i}") for i in range(2)]
+    started = time.perf_counter()
+    result = play_match(MatchConfig(spec, games=1, seed=1), seats)
+    elapsed = time.perf_counter() - started
+    return elapsed / sum(len(seat.decision_seconds) for seat in result.seats) * 1e6
+
+
 def replay_rate(addresses: list[str], sent: Sent) -> float:
     """Decisions per second when the referee's recorded messages are sent again as
     they were, through its connections, with no game in between."""
@@ -209,6 +243,7 @@ def main() -> None:
         "stream": [],
         "two": [],
         "unary": [],
+        "alone": [],
     }
     addresses = [bot.address for bot in bots]
     try:
@@ -217,6 +252,7 @@ def main() -> None:
         for _ in range(rounds):
             results["referee"].append(referee_rate(addresses, 1))
             results["replayed"].append(replay_rate(addresses, sent))
+            results["alone"].append(referee_alone_micros())
             results["stream"].append(bare_stream_rate([bare[0].address], requests))
             results["two"].append(bare_stream_rate([b.address for b in bare], requests))
             results["unary"].append(bare_unary_rate(bare[0].address, len(requests) // 4, mean_size))
@@ -241,6 +277,11 @@ def main() -> None:
     for key, label in labels.items():
         values = results[key]
         print(f"| {label} | {median[key]:,.0f} | {min(values):,.0f}-{max(values):,.0f} |")
+    alone = results["alone"]
+    print(
+        f"| referee alone, instant in-process replies: µs per decision | {median['alone']:.1f} "
+        f"| {min(alone):.1f}-{max(alone):.1f} |"
+    )
     print(f"| referee / bare stream (target 80%) | {paired('referee', 'stream'):.0%} | |")
     print(f"| referee / bare, two servers in turn | {paired('referee', 'two'):.0%} | |")
     print(f"| replayed / bare stream | {paired('replayed', 'stream'):.0%} | |")
