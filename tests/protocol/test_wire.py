@@ -159,12 +159,15 @@ def test_gin_requests_carry_every_event_once_and_the_legal_actions() -> None:
             assert seat is not None
             table.hand_started()
             request_id += 1
-            data = table.decision_bytes(seat, 0, request_id, 1500, 20000 + seed)
+            # clocks that stay, change and drop to zero: the table reuses the last field
+            clocks = (0, 0) if request_id % 5 == 0 else (1500, 20000 + seed - request_id // 3)
+            data = table.decision_bytes(seat, 0, request_id, *clocks)
             message = pb.RefereeMessage.FromString(data)
             assert message.SerializeToString() == data  # canonical: as the library writes it
             request = message.decision
             assert request.request_id == request_id
-            assert (request.clock.decision_ms, request.clock.bank_ms) == (1500, 20000 + seed)
+            assert request.HasField("clock")
+            assert (request.clock.decision_ms, request.clock.bank_ms) == clocks
             assert request.observation.SerializeToString() == reference_observation(
                 game.hand.observation(seat), spec.id, 0
             )
