@@ -16,7 +16,6 @@ each side, and milliseconds per decision (mean and max) for each bot.
 from __future__ import annotations
 
 import argparse
-import math
 import multiprocessing
 import platform
 import random
@@ -29,6 +28,7 @@ from typing import Any
 
 from arena.games.gin_rummy import STANDARD, Action, GinGame, GinObservation
 from arena.policies import greedy_gin
+from arena.referee.results import wilson_interval
 
 try:
     from arena_sample_bots.strong import StrongPolicy
@@ -122,17 +122,6 @@ def play_pair(seed: int) -> PairResult:
     return total
 
 
-def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The 95% Wilson score interval of a proportion."""
-    if n == 0:
-        return (0.0, 1.0)
-    p = successes / n
-    denominator = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denominator
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
-    return (centre - half, centre + half)
-
-
 def run(pairs: int, seed: int, workers: int) -> tuple[PairResult, float]:
     seeds = [seed + i for i in range(pairs)]
     total = PairResult()
@@ -165,7 +154,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     strong, greedy = total.strong, total.greedy
     n = strong.games
     score = strong.wins + 0.5 * strong.ties
-    low, high = wilson(score, n)
+    low, high = wilson_interval(score, n)
 
     def ms(tally: Tally) -> tuple[str, str]:
         mean = tally.seconds / tally.decisions * 1000 if tally.decisions else 0.0
@@ -182,7 +171,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows = []
     for name, tally in (("strong", strong), ("greedy", greedy)):
         rate = (tally.wins + 0.5 * tally.ties) / n if n else 0.0
-        lo, hi = wilson(tally.wins + 0.5 * tally.ties, n)
+        lo, hi = wilson_interval(tally.wins + 0.5 * tally.ties, n)
         mean_ms, max_ms = ms(tally)
         rows.append(
             (
