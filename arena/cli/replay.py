@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from arena.cli.common import add_plugin_options, plugins_from_args
 from arena.referee.replay import ReplayError, read_replay, verify_replay
 from arena.toolkit.seat_view import Deal, check_selection, dealt_hands, seat_view
 
@@ -33,6 +34,7 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--hand", type=int, metavar="K", help="only hand K of each game (numbered from 0)"
     )
+    add_plugin_options(parser)  # a plugin's game is read back through its plugin
     parser.set_defaults(run=_run)
 
 
@@ -40,12 +42,13 @@ def _run(args: argparse.Namespace) -> int:
     narrowed = args.seat is not None or args.game is not None or args.hand is not None
     if args.verify and narrowed:
         raise ReplayError("--verify checks the whole replay: it takes no --seat, --game or --hand")
+    find = plugins_from_args(args).game
     if args.seat is not None:
-        for line in seat_view(args.file, args.seat, game=args.game, hand=args.hand):
+        for line in seat_view(args.file, args.seat, game=args.game, hand=args.hand, find=find):
             print(line)
         return 0
     if args.verify:
-        problems = verify_replay(args.file)
+        problems = verify_replay(args.file, find)
         for problem in problems:
             print(f"{args.file}: {problem}")
         if problems:
@@ -58,7 +61,7 @@ def _run(args: argparse.Namespace) -> int:
         raise ReplayError(f"{args.file}: empty replay")
     check_selection(args.file, records, None, args.game, args.hand)
     names: list[str] = []
-    deals = dealt_hands(records)
+    deals = dealt_hands(records, find)
     hand = -1  # the hand of the last deal: an action's own "hand" field is not used,
     # since the action that ends a hand is recorded with the next hand's number
     for record in records:

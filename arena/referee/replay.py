@@ -9,7 +9,7 @@ policy, sandbox levels), ``game`` (its seed), ``deal`` (dealer, deck order),
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -19,7 +19,11 @@ from arena.games.registry import GameSpec, find_game
 from arena.protocol import codec_for
 from arena.referee.observers import MatchObserver
 
-__all__ = ["ReplayError", "ReplayWriter", "read_replay", "verify_replay"]
+__all__ = ["GameLookup", "ReplayError", "ReplayWriter", "game_of", "read_replay", "verify_replay"]
+
+# How a game id becomes its rules: ``find_game`` knows the built-in games; the
+# command line passes its plugins' lookup, so plugin games can be read back too.
+GameLookup = Callable[[str], GameSpec]
 
 
 class ReplayError(ValueError):
@@ -76,16 +80,23 @@ class Disagreement:
         return f"record {self.line}: {self.message}"
 
 
-def verify_replay(path: Path) -> list[Disagreement]:
+def game_of(path: Path, header: dict[str, Any], find: GameLookup = find_game) -> GameSpec:
+    """The game a replay's header names; ``ReplayError`` if ``find`` does not know it."""
+    try:
+        return find(header["game_id"])
+    except LookupError as error:
+        raise ReplayError(
+            f"{path}:1: {error} (a plugin's game needs its plugin: --plugin MODULE)"
+        ) from None
+
+
+def verify_replay(path: Path, find: GameLookup = find_game) -> list[Disagreement]:
     """Re-play every game through the engine; each disagreement found, empty if none."""
     records = list(read_replay(path))
     if not records:
         raise ReplayError(f"{path}: empty replay")
     header = records[0]
-    try:
-        spec: GameSpec = find_game(header["game_id"])
-    except LookupError as error:
-        raise ReplayError(f"{path}:1: {error}") from None
+    spec = game_of(path, header, find)
     codec = codec_for(spec.id)
     problems: list[Disagreement] = []
     if header.get("rules") != codec.rules_map(spec.rules):

@@ -23,7 +23,7 @@ from arena.games.base import GameError
 from arena.games.registry import find_game
 from arena.proto import bot_pb2 as pb
 from arena.protocol import codec_for
-from arena.referee.replay import ReplayError, read_replay
+from arena.referee.replay import GameLookup, ReplayError, game_of, read_replay
 from arena.toolkit.errors import ToolkitError
 
 __all__ = ["Deal", "SelectionError", "check_selection", "dealt_hands", "event_text", "seat_view"]
@@ -71,7 +71,12 @@ def check_selection(
 
 
 def seat_view(
-    path: Path, seat: int, *, game: int | None = None, hand: int | None = None
+    path: Path,
+    seat: int,
+    *,
+    game: int | None = None,
+    hand: int | None = None,
+    find: GameLookup = find_game,
 ) -> Iterator[str]:
     """The lines of ``seat``'s view of the replay at ``path`` (only game ``game``,
     only hand ``hand`` of each game, when given).  ``SelectionError`` for a seat, game
@@ -81,10 +86,7 @@ def seat_view(
         raise ReplayError(f"{path}: empty replay")
     check_selection(path, records, seat, game, hand)
     header = records[0]
-    try:
-        spec = find_game(header["game_id"])
-    except LookupError as error:
-        raise ReplayError(f"{path}:1: {error}") from None
+    spec = game_of(path, header, find)
     view = _View(path, header, spec, seat, game, hand)
     yield from view.header()
     for line, record in enumerate(records[1:], start=2):
@@ -99,12 +101,14 @@ class Deal:
     upcard: str
 
 
-def dealt_hands(records: Sequence[dict[str, Any]]) -> dict[tuple[int, int], Deal]:
+def dealt_hands(
+    records: Sequence[dict[str, Any]], find: GameLookup = find_game
+) -> dict[tuple[int, int], Deal]:
     """Every deal of the replay by (game, hand), from re-playing it through the engine.
     A game stops at its first action the engine refuses (``--verify`` says why)."""
     header = records[0]
     try:
-        spec = find_game(header["game_id"])
+        spec = find(header["game_id"])
     except LookupError:
         return {}
     codec = codec_for(spec.id)

@@ -307,3 +307,55 @@ def test_a_match_needing_a_spoiled_bot_refuses_to_start(plugin_dir: Path) -> Non
     assert done.returncode == 2
     assert "echo" in done.stderr and "tp_clash" in done.stderr and "tp_good" in done.stderr
     assert done.stdout == ""
+
+
+def short_gin_plugin(target: int) -> str:
+    """A plugin offering a Gin rule set of its own: games to ``target`` points."""
+    return f"""
+    from arena.games.gin_rummy import GinGame, GinRules
+    from arena.games.registry import GameSpec
+    from arena.plugins import hookimpl
+    from arena.plugins.registrations import GameRegistration
+    from arena.protocol import gin
+
+    RULES = GinRules(name="short", target={target})
+
+    def new_game(seed, seats, *, hands_only=False, max_deals=0):
+        return GinGame(RULES, seed, max_deals=max_deals, single_hand=hands_only)
+
+    @hookimpl
+    def arena_register_games():
+        spec = GameSpec("gin-rummy/short", "Gin to {target}", 2, 2, RULES, new_game)
+        return [GameRegistration(spec, gin)]
+    """
+
+
+def test_a_plugin_games_replay_is_read_back_through_its_plugin(plugin_dir: Path) -> None:
+    write_module(plugin_dir, "tp_short", short_gin_plugin(30))
+    replays = plugin_dir / "replays"
+    played = run_arena(
+        "match", "random", "greedy", "--rules", "short", "--games", "2", "--seed", "5",
+        "--in-process", "--replays", str(replays), "-p", "tp_short", env_path=plugin_dir,
+    )  # fmt: skip
+    assert played.returncode == 0, played.stderr
+    [replay] = replays.glob("*.jsonl")
+
+    verified = run_arena("replay", "--verify", str(replay), "-p", "tp_short", env_path=plugin_dir)
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert "verified" in verified.stdout
+    listed = run_arena("replay", str(replay), "-p", "tp_short", env_path=plugin_dir)
+    assert listed.returncode == 0 and "hand 0: " in listed.stdout, listed.stderr
+    seat = run_arena("replay", str(replay), "--seat", "1", "-p", "tp_short", env_path=plugin_dir)
+    assert seat.returncode == 0 and "you" in seat.stdout.lower(), seat.stderr
+
+    # Without the plugin the game is unknown: a clear error, not a traceback.
+    unknown = run_arena("replay", "--verify", str(replay), env_path=plugin_dir)
+    assert unknown.returncode == 2
+    assert "gin-rummy/short" in unknown.stderr and "--plugin" in unknown.stderr
+    assert "Traceback" not in unknown.stderr
+
+    # A plugin whose rule set changed under the same id: the replay disagrees.
+    write_module(plugin_dir, "tp_longer", short_gin_plugin(60))
+    changed = run_arena("replay", "--verify", str(replay), "-p", "tp_longer", env_path=plugin_dir)
+    assert changed.returncode == 1
+    assert "rules differ" in changed.stdout
