@@ -13,6 +13,11 @@ Run:  python benchmarks/bench_protocol.py [--quick] [--rounds N]
 * bare, two servers: the same, alternating between two such servers two round
   trips at a time, as a Gin match alternates between its seats (a diagnostic: how
   much of the gap is the second process rather than the referee).
+* referee's work in a match: in a real match like the first line's, the time from
+  a bot's reply reaching the referee to the referee's next request (engine, legal
+  actions, request building, hand ends), in microseconds: what the referee adds to
+  the round trips, under the match's own load (a diagnostic, not the headline:
+  timing it adds a little).
 * referee's messages replayed: the very messages a referee match sent the two
   trivial bots, sent again through the referee's connections with no game in
   between (a diagnostic: the referee's transport; what it lacks to the referee
@@ -107,6 +112,33 @@ class _Recorder:
         self.inner.close()
 
 
+class _Timed:
+    """A connection that notes, between two decisions, how long the referee worked."""
+
+    def __init__(self, inner: BotConnection, gaps: list[float], last: list[float]) -> None:
+        self.inner, self.gaps, self.last, self.info = inner, gaps, last, inner.info
+
+    async def start_match(self) -> None:
+        await self.inner.start_match()
+
+    async def send(self, message: bytes) -> None:
+        await self.inner.send(message)
+
+    async def decide(self, message: bytes, request_id: int, timeout: float) -> pb.DecisionReply:
+        asked = time.perf_counter()
+        if self.last:  # shared by both seats: the previous reply, whoever sent it
+            self.gaps.append(asked - self.last[0])
+        reply = await self.inner.decide(message, request_id, timeout)
+        self.last[:] = [time.perf_counter()]
+        return reply
+
+    async def end_match(self) -> None:
+        await self.inner.end_match()
+
+    def close(self) -> None:
+        self.inner.close()
+
+
 def _connect(addresses: list[str]) -> list[GrpcConnection]:
     connections = [GrpcConnection(address, f"bot{i}") for i, address in enumerate(addresses)]
     for connection in connections:
@@ -129,6 +161,19 @@ def referee_rate(addresses: list[str], games: int, sent: Sent | None = None) -> 
     decisions = sum(len(seat.decision_seconds) for seat in result.seats)
     assert not any(seat.faults for seat in result.seats), "the trivial bots must not fault"
     return decisions / elapsed
+
+
+def referee_work_micros(addresses: list[str]) -> float:
+    """Median microseconds from a reply reaching the referee to its next request."""
+    spec = find_game("gin-rummy/standard")
+    gaps: list[float] = []
+    last: list[float] = []
+    connections = _connect(addresses)
+    seats = [Seat(_Timed(c, gaps, last), f"bot{i}") for i, c in enumerate(connections)]
+    play_match(MatchConfig(spec, games=1, seed=1), seats)
+    for connection in connections:
+        connection.close()
+    return statistics.median(gaps) * 1e6
 
 
 class _Instant:
@@ -244,6 +289,7 @@ def main() -> None:
         "two": [],
         "unary": [],
         "alone": [],
+        "work": [],
     }
     addresses = [bot.address for bot in bots]
     try:
@@ -253,6 +299,7 @@ def main() -> None:
             results["referee"].append(referee_rate(addresses, 1))
             results["replayed"].append(replay_rate(addresses, sent))
             results["alone"].append(referee_alone_micros())
+            results["work"].append(referee_work_micros(addresses))
             results["stream"].append(bare_stream_rate([bare[0].address], requests))
             results["two"].append(bare_stream_rate([b.address for b in bare], requests))
             results["unary"].append(bare_unary_rate(bare[0].address, len(requests) // 4, mean_size))
@@ -277,11 +324,14 @@ def main() -> None:
     for key, label in labels.items():
         values = results[key]
         print(f"| {label} | {median[key]:,.0f} | {min(values):,.0f}-{max(values):,.0f} |")
-    alone = results["alone"]
-    print(
-        f"| referee alone, instant in-process replies: µs per decision | {median['alone']:.1f} "
-        f"| {min(alone):.1f}-{max(alone):.1f} |"
-    )
+    micros = {
+        "alone": "referee alone, instant in-process replies: µs per decision",
+        "work": "referee's work in a match, reply to next request: µs (median)",
+    }
+    for key, label in micros.items():
+        values = results[key]
+        print(f"| {label} | {median[key]:.1f} | {min(values):.1f}-{max(values):.1f} |")
+    print(f"| bare round trip, one stream: µs | {1e6 / median['stream']:.0f} | |")
     print(f"| referee / bare stream (target 80%) | {paired('referee', 'stream'):.0%} | |")
     print(f"| referee / bare, two servers in turn | {paired('referee', 'two'):.0%} | |")
     print(f"| replayed / bare stream | {paired('replayed', 'stream'):.0%} | |")
