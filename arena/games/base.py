@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
-__all__ = ["GameError", "GameState", "IllegalActionError", "Outcome"]
+__all__ = ["GameError", "GameState", "Hand", "HandsGame", "IllegalActionError", "Outcome"]
 
 
 class GameError(Exception):
@@ -71,3 +71,54 @@ class GameState(Protocol[A]):
 
     def observation(self, seat: int) -> Any:
         """Exactly what ``seat`` may know now, and nothing else."""
+
+
+O_co = TypeVar("O_co", covariant=True)  # an observation
+R = TypeVar("R")  # a hand's result
+
+
+class Hand(Protocol[A, O_co]):
+    """One hand of a game of hands, as ``HandsGame`` drives it."""
+
+    result: Any  # None until the hand is over
+
+    def current_seat(self) -> int | None: ...
+
+    def legal_actions(self) -> list[A]: ...
+
+    def observation(self, seat: int) -> O_co: ...
+
+    def apply(self, action: A, seat: int | None = None) -> None: ...
+
+
+class HandsGame(Generic[A, O_co, R]):
+    """A game of hands: the current hand answers for the game until it ends; then
+    ``hand_over`` scores it and deals the next hand, or sets ``summary`` (game over)."""
+
+    over_rule: ClassVar[str]  # the rule that ends a game, for a late action's error
+    hand: Hand[A, O_co]
+    summary: object | None
+
+    def current_seat(self) -> int | None:
+        return None if self.summary else self.hand.current_seat()
+
+    def legal_actions(self) -> list[A]:
+        return [] if self.summary else self.hand.legal_actions()
+
+    def is_terminal(self) -> bool:
+        return self.summary is not None
+
+    def observation(self, seat: int) -> O_co:
+        return self.hand.observation(seat)
+
+    def apply(self, action: A, seat: int | None = None) -> None:
+        if self.summary is not None:
+            raise IllegalActionError(f"cannot {action}: the game is over", self.over_rule)
+        hand = self.hand
+        hand.apply(action, seat)
+        if hand.result is not None:
+            self.hand_over(hand.result)
+
+    def hand_over(self, result: R) -> None:
+        """Score the hand that just ended (still ``self.hand``); deal the next or end."""
+        raise NotImplementedError

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from arena.cards import Card, derive_seed, shuffled_deck
-from arena.games.base import GameError, IllegalActionError, Outcome
+from arena.games.base import GameError, HandsGame, Outcome
 from arena.games.gin_rummy.actions import Action
 from arena.games.gin_rummy.hand import GinHand, GinObservation, HandResult
 from arena.games.gin_rummy.rules import GinRules
@@ -48,7 +48,7 @@ class GameSummary:
         )
 
 
-class GinGame:
+class GinGame(HandsGame[Action, GinObservation, HandResult]):
     """Hands to the target.  Offers the same interface as a single ``GinHand``.
 
     ``max_deals`` (0 = none) stops a game that would not end, e.g. between bots that
@@ -58,6 +58,8 @@ class GinGame:
     """
 
     num_seats = 2
+    over_rule = "rule 8: the game ends when a player's total reaches the target"
+    hand: GinHand
 
     def __init__(
         self,
@@ -91,29 +93,7 @@ class GinGame:
             hand_number=len(self.results),
         )
 
-    def current_seat(self) -> int | None:
-        return None if self.summary else self.hand.current_seat()
-
-    def legal_actions(self) -> list[Action]:
-        return [] if self.summary else self.hand.legal_actions()
-
-    def is_terminal(self) -> bool:
-        return self.summary is not None
-
-    def observation(self, seat: int) -> GinObservation:
-        return self.hand.observation(seat)
-
-    def apply(self, action: Action, seat: int | None = None) -> None:
-        if self.summary is not None:
-            raise IllegalActionError(
-                f"cannot {action}: the game is over",
-                "rule 8: the game ends when a player's total reaches the target",
-            )
-        hand = self.hand
-        hand.apply(action, seat)
-        result = hand.result
-        if result is None:
-            return
+    def hand_over(self, result: HandResult) -> None:
         self.results.append(result)
         if result.winner is not None:
             self.totals[result.winner] += result.points
@@ -127,7 +107,7 @@ class GinGame:
             )
             self._finish(leader, by_target=False)
         else:
-            next_dealer = hand.dealer if result.winner is None else result.winner
+            next_dealer = self.hand.dealer if result.winner is None else result.winner
             self.hand = self._deal(next_dealer)
 
     def _finish(self, winner: int | None, *, by_target: bool) -> None:

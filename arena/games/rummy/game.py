@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arena.cards import Card, derive_seed, shuffled_deck
-from arena.games.base import GameError, IllegalActionError, Outcome
+from arena.games.base import GameError, HandsGame, Outcome
 from arena.games.rummy.actions import Action
 from arena.games.rummy.cards import RummyCard
 from arena.games.rummy.hand import (
@@ -64,13 +64,16 @@ class GameSummary:
     reason: str  # "elimination", "target", "deal limit" or "hand: <termination>"
 
 
-class RummyGame:
+class RummyGame(HandsGame[Action, RummyObservation, HandResult]):
     """Hands to the end of the game.  Offers the same interface as a single ``RummyHand``.
 
     ``max_deals`` (0 = none) stops a game that would not end; the standing then
     decides it.  ``single_hand`` makes the game one deal scored by its hand alone
     (no eliminations, no target): what a match of single hands plays.
     """
+
+    over_rule = "rule 10: the game ends with one player left or a total at the target"
+    hand: RummyHand
 
     def __init__(
         self,
@@ -121,29 +124,7 @@ class RummyGame:
             reshuffle_seed=derive_seed(self.seed, 2, number),
         )
 
-    def current_seat(self) -> int | None:
-        return None if self.summary else self.hand.current_seat()
-
-    def legal_actions(self) -> list[Action]:
-        return [] if self.summary else self.hand.legal_actions()
-
-    def is_terminal(self) -> bool:
-        return self.summary is not None
-
-    def observation(self, seat: int) -> RummyObservation:
-        return self.hand.observation(seat)
-
-    def apply(self, action: Action, seat: int | None = None) -> None:
-        if self.summary is not None:
-            raise IllegalActionError(
-                f"cannot {action}: the game is over",
-                "rule 10: the game ends with one player left or a total at the target",
-            )
-        hand = self.hand
-        hand.apply(action, seat)
-        result = hand.result
-        if result is None:
-            return
+    def hand_over(self, result: HandResult) -> None:
         number = len(self.results)
         self.results.append(result)
         for seat_index, info in enumerate(result.seats):
@@ -153,7 +134,7 @@ class RummyGame:
             self._finish(f"hand: {result.termination.value}")
             return
         if rules.scoring is Scoring.STANDARD:
-            for player in hand.players:
+            for player in self.hand.players:
                 if self.totals[player] >= rules.target:
                     self.eliminated_in[player] = number
             if len(self.active_seats()) == 1:
@@ -165,7 +146,7 @@ class RummyGame:
         if self.max_deals and len(self.results) >= self.max_deals:
             self._finish("deal limit")
             return
-        self.hand = self._deal(self._next_dealer(hand.dealer))
+        self.hand = self._deal(self._next_dealer(self.hand.dealer))
 
     def _next_dealer(self, dealer: int) -> int:
         for step in range(1, self.num_seats + 1):
