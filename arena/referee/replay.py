@@ -19,7 +19,15 @@ from arena.games.registry import GameSpec, find_game
 from arena.protocol import codec_for
 from arena.referee.observers import MatchObserver
 
-__all__ = ["GameLookup", "ReplayError", "ReplayWriter", "game_of", "read_replay", "verify_replay"]
+__all__ = [
+    "GameLookup",
+    "ReplayError",
+    "ReplayWriter",
+    "game_of",
+    "read_replay",
+    "table_for_game",
+    "verify_replay",
+]
 
 # How a game id becomes its rules: ``find_game`` knows the built-in games; the
 # command line passes its plugins' lookup, so plugin games can be read back too.
@@ -90,6 +98,17 @@ def game_of(path: Path, header: dict[str, Any], find: GameLookup = find_game) ->
         ) from None
 
 
+def table_for_game(spec: GameSpec, header: dict[str, Any], record: dict[str, Any]) -> Any:
+    """A fresh table for the replay's ``game`` record, dealt from that game's seed."""
+    game = spec.new_game(
+        record["seed"],
+        len(header["players"]),
+        hands_only=header["hands_only"],
+        max_deals=header["max_deals"],
+    )
+    return codec_for(spec.id).new_table(spec.id, game)
+
+
 def verify_replay(path: Path, find: GameLookup = find_game) -> list[Disagreement]:
     """Re-play every game through the engine; each disagreement found, empty if none."""
     records = list(read_replay(path))
@@ -101,7 +120,6 @@ def verify_replay(path: Path, find: GameLookup = find_game) -> list[Disagreement
     problems: list[Disagreement] = []
     if header.get("rules") != codec.rules_map(spec.rules):
         problems.append(Disagreement(1, f"rules differ from {spec.id}'s: {header.get('rules')}"))
-    seats = len(header["players"])
     table: Any = None
     number = -1
     finished: list[dict[str, Any]] = []  # hand results the engine produced, not yet compared
@@ -109,13 +127,7 @@ def verify_replay(path: Path, find: GameLookup = find_game) -> list[Disagreement
         kind = record["type"]
         if kind == "game":
             number = record["game"]
-            game = spec.new_game(
-                record["seed"],
-                seats,
-                hands_only=header["hands_only"],
-                max_deals=header["max_deals"],
-            )
-            table = codec.new_table(spec.id, game)
+            table = table_for_game(spec, header, record)
             finished = []
         elif table is None:
             continue

@@ -23,7 +23,7 @@ from arena.games.base import GameError
 from arena.games.registry import find_game
 from arena.proto import bot_pb2 as pb
 from arena.protocol import codec_for
-from arena.referee.replay import GameLookup, ReplayError, game_of, read_replay
+from arena.referee.replay import GameLookup, ReplayError, game_of, read_replay, table_for_game
 from arena.toolkit.errors import ToolkitError
 
 __all__ = ["Deal", "SelectionError", "check_selection", "dealt_hands", "event_text", "seat_view"]
@@ -120,13 +120,7 @@ def dealt_hands(
         kind = record["type"]
         if kind == "game":
             number = record["game"]
-            game = spec.new_game(
-                record["seed"],
-                seats,
-                hands_only=header["hands_only"],
-                max_deals=header["max_deals"],
-            )
-            table = codec.new_table(spec.id, game)
+            table = table_for_game(spec, header, record)
         elif table is None:
             continue
         elif kind == "deal":
@@ -230,14 +224,7 @@ class _View:
         self.shown = False
         if self.only_game is not None and self.number != self.only_game:
             return
-        header = self.header_record
-        game = self.spec.new_game(
-            record["seed"],
-            len(header["players"]),
-            hands_only=header["hands_only"],
-            max_deals=header["max_deals"],
-        )
-        self.table = self.codec.new_table(self.spec.id, game)
+        self.table = table_for_game(self.spec, self.header_record, record)
         self.ends = []
         yield ""
         yield f"game {self.number} (seed {record['seed']})"
