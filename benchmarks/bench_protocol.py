@@ -54,7 +54,7 @@ from arena.hosting.sandbox import SandboxLevel
 from arena.proto import bot_pb2 as pb
 from arena.proto import bot_pb2_grpc as pb_grpc
 from arena.protocol import codec_for
-from arena.referee.match import MatchConfig, Seat, play_match
+from arena.referee.match import MatchConfig, Seat, new_event_loop, play_match
 
 HERE = Path(__file__).resolve().parent
 
@@ -226,7 +226,8 @@ def replay_rate(addresses: list[str], sent: Sent) -> float:
             await connection.end_match()
         return sum(request_id is not None for _, _, request_id in sent) / elapsed
 
-    return asyncio.run(replay())
+    with asyncio.Runner(loop_factory=new_event_loop) as runner:  # the referee's loop
+        return runner.run(replay())
 
 
 def bare_stream_rate(addresses: list[str], requests: list[pb.DecisionRequest]) -> float:
