@@ -171,8 +171,10 @@ class Table:
 
     def finished_hands(self, game_number: int) -> list[tuple[pb.HandEnd, dict[str, Any]]]:
         """Hands that ended since the last call: the reveal message and a replay record."""
-        out = []
         results = self.game.results
+        if self._reported == len(results):  # asked after every action: mostly nothing new
+            return []
+        out = []
         while self._reported < len(results):
             totals = [0] * self.game.num_seats
             for result in results[: self._reported + 1]:

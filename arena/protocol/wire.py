@@ -30,6 +30,8 @@ def varint(value: int) -> bytes:
     """``value`` (0 <= value < 2**64) as a base-128 varint."""
     if value < 0x80:
         return _SMALL[value]
+    if value < 0x4000:  # two bytes: the size of every observation and request
+        return bytes((value & 0x7F | 0x80, value >> 7))
     out = bytearray()
     while value >= 0x80:
         out.append(value & 0x7F | 0x80)

@@ -59,6 +59,15 @@ def test_varint_covers_the_whole_64_bit_range() -> None:
     assert varint(2**64 - 1) == b"\xff" * 9 + b"\x01"
 
 
+@pytest.mark.parametrize("length", range(1, 11))
+def test_varint_matches_the_library_at_each_length_and_its_edges(length: int) -> None:
+    """Each byte count has its own bounds (and 1 and 2 bytes their own fast paths)."""
+    low, high = (1 if length == 1 else 1 << 7 * (length - 1)), min(1 << 7 * length, 1 << 64) - 1
+    for value in (low, low + 1, (low + high) // 2, high - 1, high):
+        expected = pb.DecisionReply(request_id=value).SerializeToString()[1:]  # less the key
+        assert varint(value) == expected, value
+
+
 def test_card_fields_match_the_library() -> None:
     field = CardField(9)  # Observation.hand
     rng = random.Random(5)
