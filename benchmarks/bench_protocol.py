@@ -10,6 +10,9 @@ Run:  python benchmarks/bench_protocol.py [--quick] [--rounds N]
   decision, in microseconds.
 * bare stream: round trips per second on one PlayMatch stream to a server that
   answers at once, sending real decision requests of the same sizes.
+* bare stream, asyncio server: the same against an echo server on grpc's asyncio
+  server, the kind the SDK serves bots on (the like-for-like baseline; the first
+  is grpc's thread-pool server, the simplest there is).
 * bare, two servers: the same, alternating between two such servers two round
   trips at a time, as a Gin match alternates between its seats (a diagnostic: how
   much of the gap is the second process rather than the referee).
@@ -45,6 +48,7 @@ from pathlib import Path
 
 import grpc
 
+from arena.eventloop import new_event_loop
 from arena.games.registry import find_game
 from arena.hosting.connection import BotConnection, GrpcConnection
 from arena.hosting.limits import Limits
@@ -54,7 +58,7 @@ from arena.hosting.sandbox import SandboxLevel
 from arena.proto import bot_pb2 as pb
 from arena.proto import bot_pb2_grpc as pb_grpc
 from arena.protocol import codec_for
-from arena.referee.match import MatchConfig, Seat, new_event_loop, play_match
+from arena.referee.match import MatchConfig, Seat, play_match
 
 HERE = Path(__file__).resolve().parent
 
@@ -283,10 +287,12 @@ def main() -> None:
     run_dir = Path(tempfile.mkdtemp(prefix="arena-bench-"))
     bots = [start("trivial_bot.py", f"trivial{i}", run_dir) for i in range(2)]
     bare = [start("bare_bot.py", f"bare{i}", run_dir) for i in range(2)]
+    bare_asyncio = start("bare_bot_asyncio.py", "bare-asyncio", run_dir)
     results: dict[str, list[float]] = {
         "referee": [],
         "replayed": [],
         "stream": [],
+        "stream_asyncio": [],
         "two": [],
         "unary": [],
         "alone": [],
@@ -302,10 +308,11 @@ def main() -> None:
             results["alone"].append(referee_alone_micros())
             results["work"].append(referee_work_micros(addresses))
             results["stream"].append(bare_stream_rate([bare[0].address], requests))
+            results["stream_asyncio"].append(bare_stream_rate([bare_asyncio.address], requests))
             results["two"].append(bare_stream_rate([b.address for b in bare], requests))
             results["unary"].append(bare_unary_rate(bare[0].address, len(requests) // 4, mean_size))
     finally:
-        for process in [*bots, *bare]:
+        for process in [*bots, *bare, bare_asyncio]:
             process.kill()
     median = {key: statistics.median(values) for key, values in results.items()}
 
@@ -319,6 +326,7 @@ def main() -> None:
         "referee": "referee decisions, 2 trivial bots (one game)",
         "replayed": "referee's messages replayed, no game",
         "stream": "bare round trips, one stream",
+        "stream_asyncio": "bare round trips, one stream, asyncio server",
         "two": "bare round trips, two servers in turn",
         "unary": "bare round trips, unary calls",
     }
@@ -334,6 +342,9 @@ def main() -> None:
         print(f"| {label} | {median[key]:.1f} | {min(values):.1f}-{max(values):.1f} |")
     print(f"| bare round trip, one stream: µs | {1e6 / median['stream']:.0f} | |")
     print(f"| referee / bare stream (target 80%) | {paired('referee', 'stream'):.0%} | |")
+    print(
+        f"| referee / bare stream, asyncio server (like for like) | {paired('referee', 'stream_asyncio'):.0%} | |"
+    )
     print(f"| referee / bare, two servers in turn | {paired('referee', 'two'):.0%} | |")
     print(f"| replayed / bare stream | {paired('replayed', 'stream'):.0%} | |")
     print(f"| bare stream / bare unary | {paired('stream', 'unary'):.2f}x | |")

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.cards import derive_seed
+from arena.eventloop import new_event_loop
 from arena.games.base import IllegalActionError, Outcome
 from arena.games.registry import GameSpec
 from arena.hosting.connection import BotConnection
@@ -26,7 +27,7 @@ from arena.referee.observers import MatchObserver
 from arena.referee.results import FaultRecord, GameRecord, MatchResult, SeatRecord
 from arena.referee.settings import FaultMode, FaultPolicy, TimeControl
 
-__all__ = ["MatchConfig", "Seat", "new_event_loop", "play_match"]
+__all__ = ["MatchConfig", "Seat", "play_match"]
 
 # Seats that fault this way cannot go on: they forfeit every remaining game.
 _FATAL = frozenset({SeatStatus.CRASHED, SeatStatus.PROTOCOL_ERROR, SeatStatus.START_FAILED})
@@ -401,17 +402,6 @@ def _forfeit_outcome(seats: int, forfeiters: Sequence[int], scores: Sequence[int
     ranks = tuple(1 if seat in forfeiters else 0 for seat in range(seats))
     winners = [seat for seat in range(seats) if seat not in forfeiters]
     return Outcome(tuple(scores), ranks, winners[0] if len(winners) == 1 else None)
-
-
-def new_event_loop() -> asyncio.AbstractEventLoop:
-    """The loop a match runs in: uvloop's where it is installed (not on Windows), else
-    asyncio's own.  A match is a chain of round trips through the loop, and uvloop's
-    are cheaper (7-15% more decisions per second in alternating runs)."""
-    try:
-        import uvloop
-    except ImportError:
-        return asyncio.new_event_loop()
-    return uvloop.new_event_loop()
 
 
 def play_match(

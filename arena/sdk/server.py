@@ -1,18 +1,26 @@
-"""Serve a ``Bot`` over gRPC, as the arena starts it (docs/PROTOCOL.md, "Starting")."""
+"""Serve a ``Bot`` over gRPC, as the arena starts it (docs/PROTOCOL.md, "Starting").
+
+The server is grpc's asyncio one, on ``arena.eventloop``'s loop, and calls the bot
+on the loop's own thread: no thread hand-off per message, which makes each round
+trip cheaper (a referee against two trivial bots: about a quarter more decisions per
+second than on grpc's thread-pool server).  So ``decide`` may block, but must not run
+an event loop of its own (``asyncio.run``) inside the call.
+"""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import signal
 import sys
-import threading
-from collections.abc import Iterator, Sequence
-from concurrent import futures
+from collections.abc import AsyncIterator, Sequence
 
 import grpc
+from grpc import aio as grpc_aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
+from arena.eventloop import new_event_loop
 from arena.proto import bot_pb2 as pb
 from arena.proto import bot_pb2_grpc as pb_grpc
 from arena.protocol import ProtocolError
@@ -27,24 +35,26 @@ class _Servicer(pb_grpc.BotServicer):
     def __init__(self, bot: Bot) -> None:
         self._bot = bot
 
-    def Handshake(
-        self, request: pb.HandshakeRequest, context: grpc.ServicerContext
+    async def Handshake(
+        self, request: pb.HandshakeRequest, context: grpc_aio.ServicerContext[object, object]
     ) -> pb.HandshakeReply:
         try:
             return BotSession(self._bot).handshake(request)
         except ProtocolError as error:
-            context.abort(grpc.StatusCode.FAILED_PRECONDITION, str(error))
+            await context.abort(grpc.StatusCode.FAILED_PRECONDITION, str(error))
             raise  # abort raises; this keeps type checkers content
 
-    def PlayMatch(
-        self, request_iterator: Iterator[pb.RefereeMessage], context: grpc.ServicerContext
-    ) -> Iterator[pb.BotMessage]:
+    async def PlayMatch(
+        self,
+        request_iterator: AsyncIterator[pb.RefereeMessage],
+        context: grpc_aio.ServicerContext[object, object],
+    ) -> AsyncIterator[pb.BotMessage]:
         session = BotSession(self._bot)
-        for message in request_iterator:
+        async for message in request_iterator:
             try:
                 reply = session.handle(message)
             except Exception:
-                context.abort(grpc.StatusCode.INTERNAL, report_crash(self._bot))
+                await context.abort(grpc.StatusCode.INTERNAL, report_crash(self._bot))
                 raise
             if reply is not None:
                 yield reply
@@ -64,19 +74,24 @@ def serve(bot: Bot, address: str | None = None, argv: Sequence[str] | None = Non
         sys.exit(
             f"{bot.name}: no address: pass --address or set {ADDRESS_VARIABLE} (e.g. unix:/tmp/bot.sock)"
         )
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
+    with asyncio.Runner(loop_factory=new_event_loop) as runner:
+        runner.run(_serve(bot, address))
+
+
+async def _serve(bot: Bot, address: str) -> None:
+    server = grpc_aio.server()
     pb_grpc.add_BotServicer_to_server(_Servicer(bot), server)
-    health_servicer = health.HealthServicer()
+    health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     if server.add_insecure_port(address) == 0 and not address.startswith("unix:"):
         sys.exit(f"{bot.name}: cannot listen on {address}")
-    server.start()
-    health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
-    stop = threading.Event()
+    await server.start()
+    await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(signum, lambda *_: stop.set())
+        loop.add_signal_handler(signum, stop.set)
     print(f"{bot.name} listening on {address}", file=sys.stderr, flush=True)
-    while not stop.wait(0.5):  # a short wait keeps the signal handler responsive
-        pass
-    health_servicer.enter_graceful_shutdown()
-    server.stop(grace=1).wait()
+    await stop.wait()
+    await health_servicer.enter_graceful_shutdown()
+    await server.stop(grace=1)
