@@ -14,11 +14,11 @@ from typing import Any, ClassVar
 from arena.games.base import Outcome
 from arena.proto import bot_pb2 as pb
 from arena.protocol.common import cards_to_texts
-from arena.protocol.wire import int_field, key, message_field, varint
+from arena.protocol.wire import int_field, message_field, message_header
 
 __all__ = ["Table"]
 
-_DECISION_KEY = key(pb.RefereeMessage.DESCRIPTOR.fields_by_name["decision"].number, 2)
+_DECISION_FIELD = pb.RefereeMessage.DESCRIPTOR.fields_by_name["decision"].number
 
 
 class Table:
@@ -145,7 +145,7 @@ class Table:
         self.legal = legal = self.game.legal_actions()
         actions = self._action_fields
         parts = [
-            b"",  # the DecisionRequest's own key and size, once they are known
+            b"",  # the header of the whole request, once its size is known
             int_field(1, request_id),
             message_field(2, self.observation_bytes(hand.observation(seat), game_number)),
             *encoded[start:],
@@ -160,7 +160,7 @@ class Table:
             clock = message_field(5, int_field(1, decision_ms) + int_field(2, bank_ms))
             self._clock = ((decision_ms, bank_ms), clock)
         parts.append(self._clock[1])
-        parts[0] = _DECISION_KEY + varint(sum(map(len, parts)))
+        parts[0] = message_header(_DECISION_FIELD, sum(map(len, parts)))
         return b"".join(parts)
 
     def decision(self, seat: int, game_number: int, request_id: int) -> pb.RefereeMessage:

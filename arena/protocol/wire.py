@@ -18,7 +18,15 @@ from typing import Final
 
 from arena.cards import ALL_CARDS, Card
 
-__all__ = ["CardField", "int_field", "key", "message_field", "string_field", "varint"]
+__all__ = [
+    "CardField",
+    "int_field",
+    "key",
+    "message_field",
+    "message_header",
+    "string_field",
+    "varint",
+]
 
 _VARINT = 0
 _LENGTH_DELIMITED = 2
@@ -58,10 +66,14 @@ def int_field(field: int, value: int) -> bytes:
     return _INT_KEYS[field] + varint(value & _MASK64)
 
 
+def message_header(field: int, size: int) -> bytes:
+    """The key and size of a submessage field of ``size`` bytes (its data follows)."""
+    return _MESSAGE_KEYS[field] + (_SMALL[size] if size < 0x80 else varint(size))
+
+
 def message_field(field: int, data: bytes) -> bytes:
     """A submessage (or bytes) field: written even when empty."""
-    size = len(data)
-    return _MESSAGE_KEYS[field] + (_SMALL[size] if size < 0x80 else varint(size)) + data
+    return message_header(field, len(data)) + data
 
 
 def string_field(field: int, text: str) -> bytes:
