@@ -43,7 +43,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import grpc
@@ -59,6 +59,7 @@ from arena.proto import bot_pb2 as pb
 from arena.proto import bot_pb2_grpc as pb_grpc
 from arena.protocol import codec_for
 from arena.referee.match import MatchConfig, Seat, play_match
+from arena.referee.results import MatchResult
 
 HERE = Path(__file__).resolve().parent
 
@@ -92,21 +93,19 @@ def sample_requests(count: int) -> list[pb.DecisionRequest]:
 Sent = list[tuple[int, bytes, int | None]]
 
 
-class _Recorder:
-    """A connection that notes what the referee sends through it."""
+class _Passing:
+    """A connection that passes everything to ``inner`` (subclasses note something)."""
 
-    def __init__(self, inner: BotConnection, seat: int, sent: Sent) -> None:
-        self.inner, self.seat, self.sent, self.info = inner, seat, sent, inner.info
+    def __init__(self, inner: BotConnection) -> None:
+        self.inner, self.info = inner, inner.info
 
     async def start_match(self) -> None:
         await self.inner.start_match()
 
     async def send(self, message: bytes) -> None:
-        self.sent.append((self.seat, message, None))
         await self.inner.send(message)
 
     async def decide(self, message: bytes, request_id: int, timeout: float) -> pb.DecisionReply:
-        self.sent.append((self.seat, message, request_id))
         return await self.inner.decide(message, request_id, timeout)
 
     async def end_match(self) -> None:
@@ -116,17 +115,28 @@ class _Recorder:
         self.inner.close()
 
 
-class _Timed:
-    """A connection that notes, between two decisions, how long the referee worked."""
+class _Recorder(_Passing):
+    """Notes what the referee sends through the connection."""
 
-    def __init__(self, inner: BotConnection, gaps: list[float], last: list[float]) -> None:
-        self.inner, self.gaps, self.last, self.info = inner, gaps, last, inner.info
-
-    async def start_match(self) -> None:
-        await self.inner.start_match()
+    def __init__(self, inner: BotConnection, seat: int, sent: Sent) -> None:
+        super().__init__(inner)
+        self.seat, self.sent = seat, sent
 
     async def send(self, message: bytes) -> None:
+        self.sent.append((self.seat, message, None))
         await self.inner.send(message)
+
+    async def decide(self, message: bytes, request_id: int, timeout: float) -> pb.DecisionReply:
+        self.sent.append((self.seat, message, request_id))
+        return await self.inner.decide(message, request_id, timeout)
+
+
+class _Timed(_Passing):
+    """Notes, between two decisions, how long the referee worked."""
+
+    def __init__(self, inner: BotConnection, gaps: list[float], last: list[float]) -> None:
+        super().__init__(inner)
+        self.gaps, self.last = gaps, last
 
     async def decide(self, message: bytes, request_id: int, timeout: float) -> pb.DecisionReply:
         asked = time.perf_counter()
@@ -136,12 +146,6 @@ class _Timed:
         self.last[:] = [time.perf_counter()]
         return reply
 
-    async def end_match(self) -> None:
-        await self.inner.end_match()
-
-    def close(self) -> None:
-        self.inner.close()
-
 
 def _connect(addresses: list[str]) -> list[GrpcConnection]:
     connections = [GrpcConnection(address, f"bot{i}") for i, address in enumerate(addresses)]
@@ -150,33 +154,38 @@ def _connect(addresses: list[str]) -> list[GrpcConnection]:
     return connections
 
 
-def referee_rate(addresses: list[str], games: int, sent: Sent | None = None) -> float:
-    """Decisions per second of a match; ``sent``, if given, gets what the referee sent."""
+def _play(
+    addresses: list[str], wrap: Callable[[int, BotConnection], BotConnection] | None = None
+) -> tuple[MatchResult, float]:
+    """One game between the bots at ``addresses`` (connections wrapped by ``wrap``, if
+    given): the result and the seconds it took."""
     spec = find_game("gin-rummy/standard")
-    connections: list[BotConnection] = list(_connect(addresses))
-    if sent is not None:
-        connections = [_Recorder(c, seat, sent) for seat, c in enumerate(connections)]
-    seats = [Seat(connection, f"bot{i}") for i, connection in enumerate(connections)]
+    connections = _connect(addresses)
+    seats = [
+        Seat(wrap(seat, connection) if wrap else connection, f"bot{seat}")
+        for seat, connection in enumerate(connections)
+    ]
     started = time.perf_counter()
-    result = play_match(MatchConfig(spec, games=games, seed=1), seats)
+    result = play_match(MatchConfig(spec, games=1, seed=1), seats)
     elapsed = time.perf_counter() - started
     for connection in connections:
         connection.close()
-    decisions = sum(len(seat.decision_seconds) for seat in result.seats)
     assert not any(seat.faults for seat in result.seats), "the trivial bots must not fault"
-    return decisions / elapsed
+    return result, elapsed
+
+
+def referee_rate(addresses: list[str], sent: Sent | None = None) -> float:
+    """Decisions per second of a match; ``sent``, if given, gets what the referee sent."""
+    wrap = None if sent is None else lambda seat, inner: _Recorder(inner, seat, sent)
+    result, elapsed = _play(addresses, wrap)
+    return sum(len(seat.decision_seconds) for seat in result.seats) / elapsed
 
 
 def referee_work_micros(addresses: list[str]) -> float:
     """Median microseconds from a reply reaching the referee to its next request."""
-    spec = find_game("gin-rummy/standard")
     gaps: list[float] = []
     last: list[float] = []
-    connections = _connect(addresses)
-    seats = [Seat(_Timed(c, gaps, last), f"bot{i}") for i, c in enumerate(connections)]
-    play_match(MatchConfig(spec, games=1, seed=1), seats)
-    for connection in connections:
-        connection.close()
+    _play(addresses, lambda seat, inner: _Timed(inner, gaps, last))
     return statistics.median(gaps) * 1e6
 
 
@@ -301,9 +310,9 @@ def main() -> None:
     addresses = [bot.address for bot in bots]
     try:
         sent: Sent = []
-        referee_rate(addresses, 1, sent)  # the same seed: every round sends these
+        referee_rate(addresses, sent)  # the same seed: every round sends these
         for _ in range(rounds):
-            results["referee"].append(referee_rate(addresses, 1))
+            results["referee"].append(referee_rate(addresses))
             results["replayed"].append(replay_rate(addresses, sent))
             results["alone"].append(referee_alone_micros())
             results["work"].append(referee_work_micros(addresses))
