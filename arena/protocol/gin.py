@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import functools
 from dataclasses import fields
 from typing import Any
 
-from arena.cards import Card, CardSet, InvalidMeldError
+from arena.cards import ALL_CARDS, Card, CardSet, InvalidMeldError
 from arena.games.base import IllegalActionError
 from arena.games.gin_rummy import (
     DRAW_DISCARD,
@@ -26,6 +25,7 @@ from arena.games.gin_rummy import (
     Pass,
     Phase,
     PublicEvent,
+    VisibleState,
     discard,
     parse_action,
 )
@@ -165,62 +165,139 @@ _TO_ACT = {None: int_field(6, -1), 0: int_field(6, 0), 1: int_field(6, 1)}  # Ob
 _STOCK_SIZE = tuple(int_field(11, size) for size in range(53))  # Observation.stock_size
 _HAND_SIZE = tuple(int_field(1, size) for size in range(53))  # SeatView.hand_size
 _NO_KNOCKER = int_field(3, -1)  # GinView.knocker
+_FORBIDDEN = tuple(
+    string_field(14, str(card)) for card in ALL_CARDS
+)  # Observation.forbidden_discard
+
+
+class _PileField:
+    """``Observation.discard_pile``, remembered from one request to the next: the
+    pile changes by a card on top at most, and re-encoding it whole is the dearest
+    part of an observation late in a hand."""
+
+    __slots__ = ("_cards", "_data")
+
+    def __init__(self) -> None:
+        self._cards: tuple[Card, ...] = ()
+        self._data = b""
+
+    def of(self, pile: tuple[Card, ...]) -> bytes:
+        cards = self._cards
+        if pile != cards:  # identical cards: a C-level scan, cheap
+            size = len(cards)
+            if len(pile) == size + 1 and pile[:size] == cards:
+                self._data += _DISCARD_PILE.of_cards(pile[size:])
+            elif len(pile) == size - 1 and pile == cards[: size - 1]:
+                self._data = self._data[: -len(_DISCARD_PILE.of_cards(cards[size - 1 :]))]
+            else:
+                self._data = _DISCARD_PILE.of_cards(pile)
+            self._cards = pile
+        return self._data
+
+
+class _SeatEncoder:
+    """Encodes one seat's observations during one hand.  What stays all hand (the
+    game and seat, the dealer, scores, the knock limit) is encoded once; each
+    decision adds only what a ``VisibleState`` holds."""
+
+    __slots__ = ("_first", "_gin", "_head", "_limits", "_middle", "_pile", "_scores", "_seats")
+
+    def __init__(
+        self,
+        game_id: bytes,
+        game_number: int,
+        seat: int,
+        dealer: int,
+        hand_number: int,
+        scores: tuple[int, int],
+        knock_limit: int,
+        doubled: bool,
+        pile: _PileField,
+    ) -> None:
+        self._first = seat == 0  # Observation.seats lists seat 0 first
+        self._head = game_id + _SEAT[seat] + _NUM_SEATS + _DEALER[dealer]
+        self._middle = int_field(7, game_number) + int_field(8, hand_number)
+        self._scores = (int_field(3, scores[seat]), int_field(3, scores[1 - seat]))
+        self._limits = int_field(1, knock_limit) + int_field(2, doubled)
+        self._gin = message_field(15, self._limits + _NO_KNOCKER)  # until someone knocks
+        self._pile = pile  # shared by both seats: the pile is public
+        # Observation.seats by (own size, own known, other size, other known): they
+        # change only when a card is taken from the discard pile or laid off.
+        self._seats: dict[tuple[int, int, int, int], bytes] = {}
+
+    def encode(self, view: VisibleState) -> bytes:
+        """The observation, serialized."""
+        phase, to_act, hand, pile, stock, other_size, other_known, own_known, forbidden, knock = (
+            view
+        )
+        key = (hand.bit_count(), own_known, other_size, other_known)
+        seats = self._seats.get(key)
+        if seats is None:
+            seats = self._seats[key] = self._seat_fields(*key)
+        if knock is None:
+            table = b""
+            gin = self._gin
+        else:
+            table = b"".join(
+                message_field(13, meld.SerializeToString())
+                for meld in melds_to_proto(knock.melds, knock.seat)
+            )
+            unmatched = _UNMATCHED.of_mask(knock.unmatched.mask)
+            gin = message_field(15, self._limits + int_field(3, knock.seat) + unmatched)
+        return b"".join(
+            (
+                self._head,
+                _PHASE[phase],
+                _TO_ACT[to_act],
+                self._middle,
+                _HAND.of_mask(hand),
+                self._pile.of(pile),
+                _STOCK_SIZE[stock],
+                seats,
+                table,
+                b"" if forbidden is None else _FORBIDDEN[forbidden.index],
+                gin,
+            )
+        )
+
+    def _seat_fields(
+        self, own_size: int, own_known: int, other_size: int, other_known: int
+    ) -> bytes:
+        """Both ``Observation.seats`` entries, seat 0 first."""
+        own_score, other_score = self._scores
+        own = message_field(12, _HAND_SIZE[own_size] + _KNOWN.of_mask(own_known) + own_score)
+        other = message_field(
+            12, _HAND_SIZE[other_size] + _KNOWN.of_mask(other_known) + other_score
+        )
+        return own + other if self._first else other + own
 
 
 def observation_bytes(observation: GinObservation, game_id: bytes, game_number: int) -> bytes:
     """The observation, serialized (``game_id`` already as its field: see ``string_field``)."""
-    seat = observation.seat
-    scores = observation.scores
-    own = _seat_view(observation.hand.mask.bit_count(), observation.own_known, scores[seat])
-    other = _seat_view(observation.opponent_hand_size, observation.opponent_known, scores[1 - seat])
-    views = (own, other) if seat == 0 else (other, own)
-    knock = observation.knock
-    table = b""
-    if knock is None:
-        gin = _gin_view(observation.knock_limit, observation.doubled)
-    else:
-        gin = message_field(
-            15,
-            int_field(1, observation.knock_limit)
-            + int_field(2, observation.doubled)
-            + int_field(3, knock.seat)
-            + _UNMATCHED.of_mask(knock.unmatched.mask),
-        )
-        table = b"".join(
-            message_field(13, meld.SerializeToString())
-            for meld in melds_to_proto(knock.melds, knock.seat)
-        )
-    forbidden = observation.forbidden_discard
-    return b"".join(
-        (
-            game_id,
-            _SEAT[seat],
-            _NUM_SEATS,
-            _DEALER[observation.dealer],
-            _PHASE[observation.phase],
-            _TO_ACT[observation.to_act],
-            int_field(7, game_number),
-            int_field(8, observation.hand_number),
-            _HAND.of_mask(observation.hand.mask),
-            _DISCARD_PILE.of_cards(observation.discard_pile),
-            _STOCK_SIZE[observation.stock_size],
-            message_field(12, views[0]),
-            message_field(12, views[1]),
-            table,
-            b"" if forbidden is None else string_field(14, str(forbidden)),
-            gin,
-        )
+    encoder = _SeatEncoder(
+        game_id,
+        game_number,
+        observation.seat,
+        observation.dealer,
+        observation.hand_number,
+        observation.scores,
+        observation.knock_limit,
+        observation.doubled,
+        _PileField(),
     )
-
-
-@functools.cache
-def _gin_view(knock_limit: int, doubled: bool) -> bytes:
-    """``Observation.gin`` before anyone knocks: a handful of values, all hand long."""
-    return message_field(15, int_field(1, knock_limit) + int_field(2, doubled) + _NO_KNOCKER)
-
-
-def _seat_view(hand_size: int, known: CardSet, score: int) -> bytes:
-    return _HAND_SIZE[hand_size] + _KNOWN.of_mask(known.mask) + int_field(3, score)
+    view = VisibleState(
+        observation.phase,
+        observation.to_act,
+        observation.hand.mask,
+        observation.discard_pile,
+        observation.stock_size,
+        observation.opponent_hand_size,
+        observation.opponent_known.mask,
+        observation.own_known.mask,
+        observation.forbidden_discard,
+        observation.knock,
+    )
+    return encoder.encode(view)
 
 
 def observation_to_proto(
@@ -349,14 +426,36 @@ class GinTable(Table):
     def __init__(self, game_id: str, game: GinGame) -> None:
         super().__init__(game_id, game)
         self._game_id_field = string_field(1, game_id)
+        self._encoders: tuple[object, int, list[_SeatEncoder]] = (None, 0, [])  # for which hand
 
-    def observation_bytes(self, observation: GinObservation, game_number: int) -> bytes:
-        return observation_bytes(observation, self._game_id_field, game_number)
+    def observation_bytes(self, seat: int, game_number: int) -> bytes:
+        hand = self.game.hand
+        if self._encoders[0] is not hand or self._encoders[1] != game_number:
+            pile = _PileField()
+            self._encoders = (
+                hand,
+                game_number,
+                [
+                    _SeatEncoder(
+                        self._game_id_field,
+                        game_number,
+                        index,
+                        hand.dealer,
+                        hand.hand_number,
+                        hand.scores,
+                        hand.knock_limit,
+                        hand.doubled,
+                        pile,
+                    )
+                    for index in (0, 1)
+                ],
+            )
+        return self._encoders[2][seat].encode(hand.visible(seat))
 
     def observation_to_proto(
         self, observation: GinObservation, game_number: int, out: pb.Observation
     ) -> None:
-        out.ParseFromString(self.observation_bytes(observation, game_number))
+        out.ParseFromString(observation_bytes(observation, self._game_id_field, game_number))
 
     def event_to_proto(self, event: PublicEvent) -> pb.Event:
         return event_to_proto(event)

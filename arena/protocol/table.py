@@ -33,9 +33,10 @@ class Table:
             bytes
         ] = []  # the current hand's events, encoded once for all seats
         # Legal actions already encoded in this game, by id: hashing an action (a
-        # dataclass) costs more than encoding most of them.  The entry keeps the action
-        # alive, so its id cannot pass to another object.
-        self._action_fields: dict[int, tuple[Any, bytes]] = {}
+        # dataclass) costs more than encoding most of them.  ``_encoded`` keeps each
+        # action alive, so its id cannot pass to another object.
+        self._action_fields: dict[int, bytes] = {}
+        self._encoded: list[Any] = []
         self._reported = 0  # hand results already reported
         self._clock = ((0, 0), message_field(5, b""))  # the last clocks sent, as a field
         self.legal: list[Any] = []  # the legal actions of the last decision request
@@ -62,10 +63,10 @@ class Table:
     def hand_record(self, result: Any) -> dict[str, Any]:
         raise NotImplementedError
 
-    def observation_bytes(self, observation: Any, game_number: int) -> bytes:
-        """The observation, serialized (a game may encode it directly: see Gin)."""
+    def observation_bytes(self, seat: int, game_number: int) -> bytes:
+        """``seat``'s observation now, serialized (a game may encode it directly: see Gin)."""
         message = pb.Observation()
-        self.observation_to_proto(observation, game_number, message)
+        self.observation_to_proto(self.game.hand.observation(seat), game_number, message)
         data: bytes = message.SerializeToString()
         return data
 
@@ -135,33 +136,42 @@ class Table:
         """The serialized ``RefereeMessage`` asking ``seat`` to decide; remembers its
         legal actions for ``legal_index``.  Built from encoded fragments (the referee's
         hot path): each event is encoded once for every seat, each action once a game."""
-        hand = self.game.hand
-        events = hand.events
+        events = self.game.hand.events
         encoded = self._event_fields
-        for event in events[len(encoded) :]:
-            encoded.append(self.event_field(event))
+        if len(encoded) < len(events):
+            encoded += [self.event_field(event) for event in events[len(encoded) :]]
         start = self._seen[seat]
         self._seen[seat] = len(events)
         self.legal = legal = self.game.legal_actions()
         actions = self._action_fields
-        parts = [
-            b"",  # the header of the whole request, once its size is known
-            int_field(1, request_id),
-            message_field(2, self.observation_bytes(hand.observation(seat), game_number)),
-            *encoded[start:],
-        ]
-        for action in legal:
-            known = actions.get(id(action))
-            if known is None:
-                field = message_field(4, self.action_to_proto(action).SerializeToString())
-                known = actions[id(action)] = (action, field)
-            parts.append(known[1])
+        try:
+            legal_fields = [actions[id(action)] for action in legal]
+        except KeyError:  # actions new to this game
+            legal_fields = [self._action_field(action) for action in legal]
         if self._clock[0] != (decision_ms, bank_ms):  # the bank seldom changes
             clock = message_field(5, int_field(1, decision_ms) + int_field(2, bank_ms))
             self._clock = ((decision_ms, bank_ms), clock)
-        parts.append(self._clock[1])
-        parts[0] = message_header(_DECISION_FIELD, sum(map(len, parts)))
-        return b"".join(parts)
+        observation = self.observation_bytes(seat, game_number)
+        body = b"".join(
+            (
+                int_field(1, request_id),
+                message_header(2, len(observation)),
+                observation,
+                *encoded[start:],
+                *legal_fields,
+                self._clock[1],
+            )
+        )
+        return message_header(_DECISION_FIELD, len(body)) + body
+
+    def _action_field(self, action: Any) -> bytes:
+        """The action as ``DecisionRequest.legal_actions`` entry, encoded once a game."""
+        field = self._action_fields.get(id(action))
+        if field is None:
+            field = message_field(4, self.action_to_proto(action).SerializeToString())
+            self._action_fields[id(action)] = field
+            self._encoded.append(action)
+        return field
 
     def decision(self, seat: int, game_number: int, request_id: int) -> pb.RefereeMessage:
         """``decision_bytes`` as a message (for tools and tests)."""

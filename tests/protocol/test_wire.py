@@ -186,3 +186,34 @@ def test_gin_requests_carry_every_event_once_and_the_legal_actions() -> None:
         events = [gin_codec.event_to_proto(event) for event in game.hand.events]
         for seat in (0, 1):  # each event once, in order, up to the seat's last decision
             assert seen[seat] == events[: len(seen[seat])]
+
+
+def test_the_remembered_discard_pile_follows_any_change_of_the_pile() -> None:
+    """The referee re-encodes only the top of the pile when it can.  Piles that differ
+    below an unchanged top, or by more than one card, must be encoded whole."""
+    rng = random.Random(3)
+    x, y, top, other = ALL_CARDS[:4]
+    piles = [
+        (x, top),
+        (y, top),  # the same top on another card
+        (x,),  # one card fewer, but not the one on top taken
+        (x, other),
+        (y, other, top),  # one card more, but not just one put on top
+        (y, other),
+        (),
+        (x, top),
+    ]
+    for _ in range(300):  # and random pushes, pops and swaps
+        pile = list(piles[-1])
+        move = rng.random()
+        if move < 0.45 or not pile:
+            pile.append(rng.choice(ALL_CARDS))
+        elif move < 0.9:
+            pile.pop()
+        else:
+            pile[rng.randrange(len(pile))] = rng.choice(ALL_CARDS)
+        piles.append(tuple(pile))
+    remembered = gin_codec._PileField()
+    for pile in piles:
+        expected = pb.Observation(discard_pile=cards_to_texts(pile)).SerializeToString()
+        assert remembered.of(pile) == expected, pile

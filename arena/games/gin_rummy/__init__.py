@@ -26,6 +26,7 @@ from arena.games.gin_rummy.hand import (
     PublicEvent,
     SeatResult,
     Termination,
+    VisibleState,
 )
 from arena.games.gin_rummy.rules import CLASSIC, PRESETS, STANDARD, GinRules, RulesError
 
@@ -57,6 +58,7 @@ __all__ = [
     "RulesError",
     "SeatResult",
     "Termination",
+    "VisibleState",
     "cut_for_deal",
     "discard",
     "parse_action",

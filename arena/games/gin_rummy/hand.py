@@ -53,6 +53,7 @@ __all__ = [
     "PublicEvent",
     "SeatResult",
     "Termination",
+    "VisibleState",
 ]
 
 _ALL_CARDS_MASK = (1 << 52) - 1
@@ -160,6 +161,27 @@ class GinObservation:
     scores: tuple[int, int]
     hand_number: int
 
+
+class VisibleState(NamedTuple):
+    """What changes in a seat's observation from turn to turn, with card sets as
+    masks: the cheap form of ``GinObservation`` that the referee encodes every
+    decision.  The rest (dealer, scores, knock limit...) stays all hand."""
+
+    phase: Phase
+    to_act: int | None
+    hand: int  # mask of the seat's cards
+    discard_pile: tuple[Card, ...]  # bottom first
+    stock_size: int
+    opponent_hand_size: int
+    opponent_known: int  # mask, as GinObservation.opponent_known
+    own_known: int  # mask, as GinObservation.own_known
+    forbidden_discard: Card | None
+    knock: KnockInfo | None
+
+
+# Builds a VisibleState without NamedTuple's argument handling: a third of the cost,
+# and one is built every decision.
+_new_view = tuple.__new__
 
 _RULE_TURN = "rule 2: a turn is draw one card, then discard one"
 _RULE_SAME_CARD = "rule 3: a card taken from the discard pile may not be discarded in the same turn"
@@ -561,25 +583,45 @@ class GinHand:
 
     # -- information --------------------------------------------------------
 
-    def observation(self, seat: int) -> GinObservation:
-        if seat not in (0, 1):
+    def visible(self, seat: int) -> VisibleState:
+        """What ``seat`` may know now that changes during the hand: the one place
+        that decides what a seat is shown (``observation`` is built from it)."""
+        if seat != 0 and seat != 1:
             raise ValueError(f"no seat {seat} in Gin Rummy")
-        other = 1 - seat
+        to_act = self._seat
+        return _new_view(
+            VisibleState,
+            (
+                self._phase,
+                to_act,
+                self._hands[seat],
+                tuple(self._discards),
+                len(self._stock),
+                self._hands[1 - seat].bit_count(),
+                self._seen[1 - seat],
+                self._seen[seat],
+                self._forbidden if to_act == seat else None,
+                self._knock,
+            ),
+        )
+
+    def observation(self, seat: int) -> GinObservation:
+        view = self.visible(seat)
         return GinObservation(
             seat=seat,
             dealer=self.dealer,
-            phase=self._phase,
-            to_act=self._seat,
-            hand=CardSet(self._hands[seat]),
-            discard_pile=tuple(self._discards),
-            stock_size=len(self._stock),
-            opponent_hand_size=self._hands[other].bit_count(),
-            opponent_known=CardSet(self._seen[other]),
-            own_known=CardSet(self._seen[seat]),
+            phase=view.phase,
+            to_act=view.to_act,
+            hand=CardSet(view.hand),
+            discard_pile=view.discard_pile,
+            stock_size=view.stock_size,
+            opponent_hand_size=view.opponent_hand_size,
+            opponent_known=CardSet(view.opponent_known),
+            own_known=CardSet(view.own_known),
             knock_limit=self.knock_limit,
             doubled=self.doubled,
-            forbidden_discard=self._forbidden if self._seat == seat else None,
-            knock=self._knock,
+            forbidden_discard=view.forbidden_discard,
+            knock=view.knock,
             scores=self.scores,
             hand_number=self.hand_number,
         )
