@@ -345,9 +345,12 @@ def observation_from_proto(message: pb.Observation) -> GinObservation:
     )
 
 
-# The events without melds (a draw, a discard, a pass...), encoded once: the
-# same few hundred come back hand after hand.
-_EVENT_FIELDS: dict[tuple[EventKind, int | None, Card | None], bytes] = {}
+# The events without melds (a draw, a discard, a pass...), encoded once: the engine
+# makes each of them once, so they are known by id.  An entry keeps its event, so
+# the id cannot pass to another object; the bound keeps events made elsewhere from
+# piling up.
+_EVENT_FIELDS: dict[int, tuple[PublicEvent, bytes]] = {}
+_EVENT_FIELDS_BOUND = 4096
 
 
 def event_to_proto(event: PublicEvent) -> pb.Event:
@@ -461,12 +464,13 @@ class GinTable(Table):
         return event_to_proto(event)
 
     def event_field(self, event: PublicEvent) -> bytes:
-        if event.melds or event.cards or event.layoffs:  # a knock or a defence: rare
-            return super().event_field(event)
-        key = (event.kind, event.seat, event.card)
-        field = _EVENT_FIELDS.get(key)
-        if field is None:
-            field = _EVENT_FIELDS[key] = super().event_field(event)
+        known = _EVENT_FIELDS.get(id(event))
+        if known is not None:
+            return known[1]
+        field = super().event_field(event)
+        simple = not (event.melds or event.cards or event.layoffs)  # not a knock or defence
+        if simple and len(_EVENT_FIELDS) < _EVENT_FIELDS_BOUND:
+            _EVENT_FIELDS[id(event)] = (event, field)
         return field
 
     def action_to_proto(self, action: Action) -> pb.Action:

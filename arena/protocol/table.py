@@ -2,13 +2,16 @@
 
 ``Table`` holds what every game shares (whose turn, hand starts, decision
 requests, hand results since the last look); each game's subclass supplies its
-conversions.  A game engine offers ``hand`` (the current hand: ``events``,
+conversions.  A game engine offers ``current_seat``, ``legal_actions``, ``apply``,
+``is_terminal`` and ``outcome`` (the table passes them on as its own), ``hand``
+(the current hand: ``events``,
 ``observation(seat)``, ``hand_of(seat)``, ``deck``, ``dealer``, ``scores``,
 ``hand_number``) and ``results`` (finished hands, each with ``seats[i].points``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from arena.games.base import Outcome
@@ -27,6 +30,12 @@ class Table:
     def __init__(self, game_id: str, game: Any) -> None:
         self.game_id = game_id
         self.game = game
+        # The game's own methods, bound once: the referee calls them every decision.
+        self.current_seat: Callable[[], int | None] = game.current_seat
+        self.legal_actions: Callable[[], list[Any]] = game.legal_actions
+        self.apply: Callable[[Any, int], None] = game.apply
+        self.is_terminal: Callable[[], bool] = game.is_terminal
+        self.outcome: Callable[[], Outcome] = game.outcome
         self._seen = [0] * game.num_seats  # per seat: events of the current hand it was sent
         self._hand: Any = None  # the hand HandStart was last sent for
         self._event_fields: list[
@@ -78,23 +87,6 @@ class Table:
         """Text forms of the game's cards (a game with jokers overrides this)."""
         return cards_to_texts(cards)
 
-    # -- the game interface ----------------------------------------------------
-
-    def current_seat(self) -> int | None:
-        return self.game.current_seat()  # type: ignore[no-any-return]
-
-    def legal_actions(self) -> list[Any]:
-        return self.game.legal_actions()  # type: ignore[no-any-return]
-
-    def apply(self, action: Any, seat: int) -> None:
-        self.game.apply(action, seat)
-
-    def is_terminal(self) -> bool:
-        return self.game.is_terminal()  # type: ignore[no-any-return]
-
-    def outcome(self) -> Outcome:
-        return self.game.outcome()  # type: ignore[no-any-return]
-
     @staticmethod
     def format_action(action: Any) -> str:
         return str(action)
@@ -142,7 +134,7 @@ class Table:
             encoded += [self.event_field(event) for event in events[len(encoded) :]]
         start = self._seen[seat]
         self._seen[seat] = len(events)
-        self.legal = legal = self.game.legal_actions()
+        self.legal = legal = self.legal_actions()
         actions = self._action_fields
         try:
             legal_fields = [actions[id(action)] for action in legal]

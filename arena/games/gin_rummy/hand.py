@@ -12,6 +12,7 @@ from enum import Enum
 from typing import NamedTuple
 
 from arena.cards import (
+    ALL_CARDS,
     Arrangement,
     Card,
     CardParseError,
@@ -95,6 +96,20 @@ class PublicEvent(NamedTuple):
     melds: tuple[Meld, ...] = ()
     cards: CardSet = CardSet()
     layoffs: tuple[Layoff, ...] = ()
+
+
+def _by_card(kind: EventKind, seat: int | None) -> tuple[PublicEvent, ...]:
+    return tuple(PublicEvent(kind, seat, card) for card in ALL_CARDS)
+
+
+# The events of the turns, made once (they are immutable): the same few hundred
+# recur in every hand, and the referee encodes each of them once.
+_UPCARD = _by_card(EventKind.UPCARD, None)  # by card index
+_DRAW_DISCARD = (_by_card(EventKind.DRAW_DISCARD, 0), _by_card(EventKind.DRAW_DISCARD, 1))
+_DISCARD = (_by_card(EventKind.DISCARD, 0), _by_card(EventKind.DISCARD, 1))  # by seat, card
+_DRAW_STOCK = (PublicEvent(EventKind.DRAW_STOCK, 0), PublicEvent(EventKind.DRAW_STOCK, 1))
+_PASS = (PublicEvent(EventKind.PASS, 0), PublicEvent(EventKind.PASS, 1))
+_HAND_OVER = {winner: PublicEvent(EventKind.HAND_OVER, winner) for winner in (None, 0, 1)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,7 +257,7 @@ class GinHand:
         else:
             self.knock_limit = rules.knock_limit
             self.doubled = False
-        self.events: list[PublicEvent] = [PublicEvent(EventKind.UPCARD, None, upcard)]
+        self.events: list[PublicEvent] = [_UPCARD[upcard.index]]
 
     @classmethod
     def from_seed(cls, rules: GinRules, seed: int, dealer: int = 0) -> GinHand:
@@ -341,13 +356,13 @@ class GinHand:
         self._hands[seat] |= 1 << card.index
         self._seen[seat] |= 1 << card.index
         self._forbidden = card
-        self.events.append(PublicEvent(EventKind.DRAW_DISCARD, seat, card))
+        self.events.append(_DRAW_DISCARD[seat][card.index])
 
     def _take_stock(self, seat: int) -> None:
         card = self._stock.pop()
         self._hands[seat] |= 1 << card.index
         self._forbidden = None
-        self.events.append(PublicEvent(EventKind.DRAW_STOCK, seat))
+        self.events.append(_DRAW_STOCK[seat])
 
     def _apply_draw(self, action: Action) -> None:
         seat = self._seat
@@ -373,7 +388,7 @@ class GinHand:
             return
         if not isinstance(action, Pass):
             raise IllegalActionError(f"cannot {action}: take the upcard or pass", _RULE_FIRST)
-        self.events.append(PublicEvent(EventKind.PASS, seat))
+        self.events.append(_PASS[seat])
         if seat != self.dealer:
             self._seat = self.dealer
             return
@@ -414,7 +429,7 @@ class GinHand:
         self._seen[seat] &= ~bit
         self._discards.append(card)
         self._forbidden = None
-        self.events.append(PublicEvent(EventKind.DISCARD, seat, card))
+        self.events.append(_DISCARD[seat][card.index])
         self._turns += 1
         if self._turns >= self.rules.turn_limit:
             self._finish_draw()
@@ -562,13 +577,13 @@ class GinHand:
         self.result = result
         self._phase = Phase.OVER
         self._seat = None
-        self.events.append(PublicEvent(EventKind.HAND_OVER, result.winner))
+        self.events.append(_HAND_OVER[result.winner])
 
     def _apply_last_discard(self, action: Action) -> None:
         seat = self._seat
         assert seat is not None
         if isinstance(action, Pass):
-            self.events.append(PublicEvent(EventKind.PASS, seat))
+            self.events.append(_PASS[seat])
             self._finish_draw()
             return
         if action != DRAW_DISCARD:
