@@ -198,13 +198,13 @@ class GrpcConnection:
                     SeatStatus.PROTOCOL_ERROR,
                     f"expected a DecisionReply, got {item.WhichOneof('body') or 'an empty BotMessage'}",
                 )
-            if item.decision.request_id == request_id:
+            decision = item.decision
+            if decision.request_id == request_id:
                 self._owed = False
-                return item.decision
-            if item.decision.request_id > request_id:
+                return decision
+            if decision.request_id > request_id:
                 raise BotFault(
-                    SeatStatus.PROTOCOL_ERROR,
-                    f"reply to unknown request {item.decision.request_id}",
+                    SeatStatus.PROTOCOL_ERROR, f"reply to unknown request {decision.request_id}"
                 )
             # else: a late reply to an earlier request that already timed out: drop it
 

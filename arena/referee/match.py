@@ -285,26 +285,31 @@ class _Match:
         """Ask ``seat`` for an action and play it (or a replacement); False: it forfeits."""
         connection = self.seats[seat].connection
         assert connection is not None
-        tc = self.config.time_control
+        decision_ms = self.config.time_control.decision_ms
+        per_decision = decision_ms / 1000.0
         self.request_id += 1
         request_id = self.request_id
-        message = table.decision_bytes(
-            seat, game, request_id, tc.decision_ms, int(banks[seat] * 1000)
-        )
-        allowed = tc.decision_ms / 1000.0 + banks[seat]
+        bank = banks[seat]
+        message = table.decision_bytes(seat, game, request_id, decision_ms, int(bank * 1000))
         hand = table.hand_number  # before the action: it may end the hand
         started = time.perf_counter()
         try:
-            reply = await connection.decide(message, request_id, allowed)
+            reply = await connection.decide(message, request_id, per_decision + bank)
             elapsed = time.perf_counter() - started
-            banks[seat] -= max(0.0, elapsed - tc.decision_ms / 1000.0)
-            if banks[seat] < 0:
-                banks[seat] = 0.0
-                raise BotFault(
-                    SeatStatus.TIMEOUT,
-                    f"answered after {elapsed * 1000:.0f} ms, over the decision time and bank",
-                )
-            action = self._action_of(table, reply)
+            if elapsed > per_decision:
+                bank -= elapsed - per_decision
+                if bank < 0:
+                    banks[seat] = 0.0
+                    raise BotFault(
+                        SeatStatus.TIMEOUT,
+                        f"answered after {elapsed * 1000:.0f} ms, over the decision time and bank",
+                    )
+                banks[seat] = bank
+            legal = table.legal
+            if reply.WhichOneof("choice") == "legal_index" and reply.legal_index < len(legal):
+                action = legal[reply.legal_index]  # the usual reply, checked here in short
+            else:
+                action = self._action_of(table, reply)
             table.apply(action, seat)  # checks everything before it changes anything
         except BotFault as fault:
             return await self._after_fault(table, seat, game, fault, time.perf_counter() - started)
