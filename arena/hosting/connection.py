@@ -141,6 +141,9 @@ class GrpcConnection:
             try:
                 async for message in call:
                     self._deliver(message)
+                    # Let the waiting ``decide`` run first: asking grpc for the next
+                    # message can wait, the referee's next move is the round trip.
+                    await asyncio.sleep(0)
                 self._deliver(EOFError("the bot closed its stream"))
             except grpc.RpcError as error:
                 self._deliver(error)
