@@ -109,7 +109,8 @@ class _Match:
 
     # -- the match ------------------------------------------------------------
 
-    async def run(self) -> MatchResult:
+    async def run(self) -> None:
+        """Play the match into ``self.result``."""
         config = self.config
         spec = config.spec
         self.emit(
@@ -169,7 +170,6 @@ class _Match:
                 if seat.connection is not None:
                     await seat.connection.end_match()
         self.emit({"type": "match_end", "result": self.result.to_json()})
-        return self.result
 
     def _match_start(self, seat: int) -> pb.RefereeMessage:
         config = self.config
@@ -421,8 +421,11 @@ def play_match(
         raise ValueError(f"a match needs at least one game, got {config.games}")
     match = _Match(config, seats, observers)
     try:
+        # The coroutine returns nothing: asyncio.Runner formats its task, result and
+        # all, when it puts the SIGINT handler back, and a match result can be long.
         with asyncio.Runner(loop_factory=new_event_loop) as runner:
-            return runner.run(match.run())
+            runner.run(match.run())
+        return match.result
     finally:
         for observer in observers:
             observer.close()
