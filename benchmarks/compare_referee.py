@@ -14,15 +14,23 @@ round measures, in microseconds per decision:
   answer at once in the referee's own process (the match loop, clocks and records
   too, but no transport).
 
+With ``--match``, each round also plays one match over gRPC against two trivial bots
+(this checkout's ``trivial_bot.py``, shared by both workers) and times bare round
+trips to the asyncio echo server (``bare_bot_asyncio.py``), as ``bench_protocol.py``
+does: decisions per second, and their share of the bare rate in that round.
+
 The ratios are medians of each round's own ratio (paired), with their quartiles.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import subprocess
 import sys
+import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -73,9 +81,26 @@ def referee_alone():
     return (time.perf_counter() - started) / decisions * 1e6
 
 
-MEASURES = {"request": request_and_apply, "alone": referee_alone}
-for measure in MEASURES.values():
-    measure()  # warm up
+def match():
+    from arena.hosting.connection import GrpcConnection
+
+    connections = [GrpcConnection(address, f"bot{i}") for i, address in enumerate(ADDRESSES)]
+    for connection in connections:
+        connection.wait_ready(10)
+    seats = [Seat(connection, f"bot{i}") for i, connection in enumerate(connections)]
+    started = time.perf_counter()
+    result = play_match(MatchConfig(SPEC, games=1, seed=1, max_deals=200), seats)
+    elapsed = time.perf_counter() - started
+    for connection in connections:
+        connection.close()
+    return sum(len(seat.decision_seconds) for seat in result.seats) / elapsed
+
+
+ADDRESSES = sys.argv[1:]
+MEASURES = {"request": request_and_apply, "alone": referee_alone, "match": match}
+for name, measure in MEASURES.items():
+    if ADDRESSES or name != "match":
+        measure()  # warm up
 for line in sys.stdin:
     print(MEASURES[line.strip()](), flush=True)
 """
@@ -83,6 +108,8 @@ for line in sys.stdin:
 LABELS = {
     "request": "request + apply, no event loop: µs per decision",
     "alone": "referee alone, instant in-process replies: µs per decision",
+    "match": "match over gRPC, 2 trivial bots: decisions per second",
+    "share": "the match's share of bare round trips (asyncio echo server)",
 }
 
 
@@ -92,13 +119,53 @@ def main() -> None:
     )
     parser.add_argument("base", type=Path, help="the other checkout (its top directory)")
     parser.add_argument("--rounds", type=int, default=20)
+    parser.add_argument("--match", action="store_true", help="also a match over gRPC")
     args = parser.parse_args()
     trees = {"base": args.base.resolve(), "this": HERE.parent}
     if not (trees["base"] / "arena").is_dir():
         sys.exit(f"{trees['base']}: no arena/ package there (give a checkout's top directory)")
+    keys = ["request", "alone", *(["match"] if args.match else [])]
+    with contextlib.ExitStack() as stack:
+        addresses, bare_rate = _bots(stack) if args.match else ([], None)
+        results = _measure(trees, keys, addresses, args.rounds, bare_rate)
+    print(f"{args.rounds} rounds; base: {trees['base']}")
+    print("| measurement | base | this | this / base (quartiles) |")
+    print("|---|---|---|---|")
+    for key in [*keys, *(["share"] if args.match else [])]:
+        base, this = results["base", key], results["this", key]
+        ratios = [new / old for new, old in zip(this, base, strict=True)]
+        low, middle, high = statistics.quantiles(ratios, n=4)
+        digits = 0 if key == "match" else 2 if key == "share" else 1
+        print(
+            f"| {LABELS[key]} | {statistics.median(base):.{digits}f} "
+            f"| {statistics.median(this):.{digits}f} | {middle:.2f} ({low:.2f}-{high:.2f}) |"
+        )
+
+
+def _bots(stack: contextlib.ExitStack) -> tuple[list[str], Callable[[], float]]:
+    """Two trivial bots and the asyncio echo server, for the whole run."""
+    sys.path.insert(0, str(HERE))
+    import bench_protocol as bench
+
+    run_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="arena-compare-")))
+    bots = [bench.start("trivial_bot.py", f"trivial{i}", run_dir) for i in range(2)]
+    bare = bench.start("bare_bot_asyncio.py", "bare-asyncio", run_dir)
+    for process in [*bots, bare]:
+        stack.callback(process.kill)
+    requests = bench.sample_requests(6000)
+    return [bot.address for bot in bots], lambda: bench.bare_stream_rate([bare.address], requests)
+
+
+def _measure(
+    trees: dict[str, Path],
+    keys: list[str],
+    addresses: list[str],
+    rounds: int,
+    bare_rate: Callable[[], float] | None,
+) -> dict[tuple[str, str], list[float]]:
     workers = {
         name: subprocess.Popen(
-            [sys.executable, "-c", _WORKER],
+            [sys.executable, "-c", _WORKER, *addresses],
             cwd=tree,
             env={"PYTHONPATH": str(tree)},
             stdin=subprocess.PIPE,
@@ -107,11 +174,13 @@ def main() -> None:
         )
         for name, tree in trees.items()
     }
-    results = {(name, key): [] for name in trees for key in LABELS}
+    results: dict[tuple[str, str], list[float]] = {
+        (name, key): [] for name in trees for key in [*keys, "share"]
+    }
     try:
-        for number in range(args.rounds):
+        for number in range(rounds):
             order = ["base", "this"] if number % 2 else ["this", "base"]
-            for key in LABELS:
+            for key in keys:
                 for name in order:
                     worker = workers[name]
                     assert worker.stdin is not None and worker.stdout is not None
@@ -121,22 +190,16 @@ def main() -> None:
                     if not answer:
                         sys.exit(f"the worker in {trees[name]} stopped (see its error above)")
                     results[name, key].append(float(answer))
+            if bare_rate is not None:
+                bare = bare_rate()
+                for name in trees:
+                    results[name, "share"].append(results[name, "match"][-1] / bare)
     finally:
         for worker in workers.values():
             if worker.stdin is not None:
                 worker.stdin.close()
             worker.wait()
-    print(f"{args.rounds} rounds; base: {trees['base']}")
-    print("| measurement | base | this | this / base (quartiles) |")
-    print("|---|---|---|---|")
-    for key, label in LABELS.items():
-        base, this = results["base", key], results["this", key]
-        ratios = [new / old for new, old in zip(this, base, strict=True)]
-        low, middle, high = statistics.quantiles(ratios, n=4)
-        print(
-            f"| {label} | {statistics.median(base):.1f} | {statistics.median(this):.1f} "
-            f"| {middle:.2f} ({low:.2f}-{high:.2f}) |"
-        )
+    return results
 
 
 if __name__ == "__main__":
