@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 import uuid
@@ -12,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from arena.hosting import BotCommand, BotProcess, Limits
+from arena.testing.processes import processes_with
 
 BOTS = Path(__file__).parent / "bots"
 
@@ -37,37 +37,7 @@ def python_command(
 
 def marker_pids(marker: str) -> list[int]:
     """Live processes whose command line contains ``marker`` (zombies have none)."""
-    found = []
-    needle = marker.encode()
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
-            except OSError:
-                continue
-            if needle in cmdline:
-                found.append(int(entry))
-    return found
-
-
-def parent_pid(pid: int) -> int:
-    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
-
-
-def zombie_children() -> list[int]:
-    """Our own unreaped children."""
-    me = str(os.getpid())
-    zombies = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            state, ppid = stat.rsplit(")", 1)[1].split()[:2]
-            if state == "Z" and ppid == me:
-                zombies.append(int(entry))
-    return zombies
+    return [pid for pid, _ in processes_with(marker)]
 
 
 def wait_for(

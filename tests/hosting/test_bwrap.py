@@ -15,16 +15,9 @@ import pytest
 
 from arena.hosting import BotProcess, Limits, SandboxLevel, load_manifest, resolve_level
 from arena.hosting.sandbox import bwrap_problem
+from arena.testing.processes import zombie_children
 
-from .conftest import (
-    BOTS,
-    bot_command,
-    marker_pids,
-    python_command,
-    wait_for,
-    wait_stdout,
-    zombie_children,
-)
+from .conftest import BOTS, bot_command, marker_pids, python_command, wait_for, wait_stdout
 
 PROBLEM = bwrap_problem()
 pytestmark = pytest.mark.skipif(PROBLEM is not None, reason=f"bwrap is not usable here: {PROBLEM}")

@@ -13,17 +13,9 @@ from pathlib import Path
 import pytest
 
 from arena.hosting import BotProcess, SandboxLevel
+from arena.testing.processes import parent_pid, zombie_children
 
-from .conftest import (
-    BOTS,
-    bot_command,
-    marker_pids,
-    parent_pid,
-    python_command,
-    wait_for,
-    wait_stdout,
-    zombie_children,
-)
+from .conftest import BOTS, bot_command, marker_pids, python_command, wait_for, wait_stdout
 
 LEVELS = [SandboxLevel.NONE, SandboxLevel.LIMITS]
 

@@ -15,6 +15,8 @@ from arena.bots import BUILTIN_BOTS
 from arena.hosting.launcher import HostedBot, LaunchSettings, host_bot
 from arena.plugins.serve_bot import command_for
 from arena.referee.match import Seat
+from arena.testing.processes import processes_with
+from arena.testing.processes import zombie_children as unreaped
 
 ARENA = Path(sys.executable).parent / "arena"
 BROKEN_MODULE = "arena.testing.broken_bots"
@@ -49,42 +51,6 @@ def arena(
     )
 
 
-def _processes() -> dict[int, bytes]:
-    table = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                table[int(entry)] = Path(f"/proc/{entry}/cmdline").read_bytes()
-            except OSError:
-                continue
-    return table
-
-
-def processes_with(*words: str) -> list[tuple[int, str]]:
-    """Live processes whose command line holds every word (zombies have none)."""
-    needles = [word.encode() for word in words]
-    return [
-        (pid, cmdline.replace(b"\0", b" ").decode(errors="replace"))
-        for pid, cmdline in _processes().items()
-        if cmdline and all(needle in cmdline for needle in needles)
-    ]
-
-
-def _zombie_children() -> set[int]:
-    me = str(os.getpid())
-    zombies = set()
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            state, ppid = stat.rsplit(")", 1)[1].split()[:2]
-            if state == "Z" and ppid == me:
-                zombies.add(int(entry))
-    return zombies
-
-
 _zombies_before: set[int] = set()
 
 
@@ -92,12 +58,12 @@ _zombies_before: set[int] = set()
 def _zombie_baseline() -> None:
     """Other tests may leave orphans to this process (a child subreaper): not ours."""
     global _zombies_before
-    _zombies_before = _zombie_children()
+    _zombies_before = set(unreaped())
 
 
 def zombie_children() -> list[int]:
     """Our own unreaped children that appeared during this test."""
-    return sorted(_zombie_children() - _zombies_before)
+    return sorted(set(unreaped()) - _zombies_before)
 
 
 def assert_nothing_left(marker: str) -> None:

@@ -22,13 +22,13 @@ from arena.referee.replay import ReplayWriter, read_replay, verify_replay
 from arena.referee.results import MatchResult
 from arena.referee.settings import FaultMode, FaultPolicy, TimeControl
 from arena.testing.broken_bots import EXPECTED_STATUS, KINDS, write_manifest
+from arena.testing.processes import processes_with
 
 from .conftest import (
     BROKEN_MODULE,
     arena,
     assert_nothing_left,
     host,
-    processes_with,
     seats_of,
     signal_mask,
 )
