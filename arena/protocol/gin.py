@@ -165,9 +165,8 @@ _TO_ACT = {None: int_field(6, -1), 0: int_field(6, 0), 1: int_field(6, 1)}  # Ob
 _STOCK_SIZE = tuple(int_field(11, size) for size in range(53))  # Observation.stock_size
 _HAND_SIZE = tuple(int_field(1, size) for size in range(53))  # SeatView.hand_size
 _NO_KNOCKER = int_field(3, -1)  # GinView.knocker
-_FORBIDDEN = tuple(
-    string_field(14, str(card)) for card in ALL_CARDS
-)  # Observation.forbidden_discard
+# Observation.forbidden_discard, by card index
+_FORBIDDEN = tuple(string_field(14, str(card)) for card in ALL_CARDS)
 
 
 class _PileField:
@@ -221,8 +220,9 @@ class _SeatEncoder:
         self._limits = int_field(1, knock_limit) + int_field(2, doubled)
         self._gin = message_field(15, self._limits + _NO_KNOCKER)  # until someone knocks
         self._pile = pile  # shared by both seats: the pile is public
-        # Observation.seats by (own size, own known, other size, other known): they
-        # change only when a card is taken from the discard pile or laid off.
+        # Observation.seats by (own size, own known, other size, other known): a
+        # handful a hand, as sizes go 10, 11, 10 and known cards change only when
+        # one is taken from the discard pile or let go again.
         self._seats: dict[tuple[int, int, int, int], bytes] = {}
 
     def encode(self, view: VisibleState) -> bytes:
