@@ -1,4 +1,5 @@
-"""Test doubles shipped with the arena: deliberately misbehaving bots.
+"""Test doubles shipped with the arena: deliberately misbehaving bots, and the
+process table as tests of "no process left behind" read it (``processes``).
 
 ``python -m arena.testing.broken_bots KIND`` serves a bot that misbehaves in one
 way (see ``arena.testing.broken_bots.KINDS``); the referee's tests, and anyone
