@@ -305,11 +305,7 @@ class _Match:
                         f"answered after {elapsed * 1000:.0f} ms, over the decision time and bank",
                     )
                 banks[seat] = bank
-            legal = table.legal
-            if reply.WhichOneof("choice") == "legal_index" and reply.legal_index < len(legal):
-                action = legal[reply.legal_index]  # the usual reply, checked here in short
-            else:
-                action = self._action_of(table, reply)
+            action = self._action_of(table, reply)
             table.apply(action, seat)  # checks everything before it changes anything
         except BotFault as fault:
             return await self._after_fault(table, seat, game, fault, time.perf_counter() - started)
