@@ -148,6 +148,18 @@ def test_shuffle_matches_the_reference_shuffle_for_many_seeds() -> None:
         assert [str(card) for card in shuffled_deck(seed)] == reference_shuffle(seed)
 
 
+def test_shuffle_leaves_the_generator_where_the_reference_leaves_it() -> None:
+    """The shuffle draws exactly ``below(i + 1)`` for each ``i``: what the generator
+    gives next is the same as after the reference's draws."""
+    for seed in (0, 5, 2**64 - 1):
+        ours, reference = SeededRng(seed), ReferenceRng(seed)
+        items = list(range(100))
+        ours.shuffle(items)
+        for i in range(99, 0, -1):
+            reference.below(i + 1)
+        assert [ours.next_u64() for _ in range(3)] == [reference.next() for _ in range(3)]
+
+
 def test_shuffled_deck_is_a_permutation() -> None:
     for seed in range(300):
         deck = shuffled_deck(seed)
