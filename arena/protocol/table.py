@@ -171,8 +171,9 @@ class Table:
         message.ParseFromString(self.decision_bytes(seat, game_number, request_id))
         return message
 
-    def finished_hands(self, game_number: int) -> list[tuple[pb.HandEnd, dict[str, Any]]]:
-        """Hands that ended since the last call: the reveal message and a replay record."""
+    def finished_hands(self, game_number: int) -> list[tuple[pb.HandEnd, Any]]:
+        """Hands that ended since the last call: the reveal message and the engine's
+        result (``hand_record`` makes the replay's record of it, when one is kept)."""
         results = self.game.results
         if self._reported == len(results):  # asked after every action: mostly nothing new
             return []
@@ -183,11 +184,6 @@ class Table:
                 for seat, info in enumerate(result.seats):
                     totals[seat] += info.points
             result = results[self._reported]
-            out.append(
-                (
-                    self.hand_end(result, game_number, self._reported, totals),
-                    self.hand_record(result),
-                )
-            )
+            out.append((self.hand_end(result, game_number, self._reported, totals), result))
             self._reported += 1
         return out

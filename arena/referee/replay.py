@@ -150,7 +150,7 @@ def verify_replay(path: Path, find: GameLookup = find_game) -> list[Disagreement
                 )
                 table = None
                 continue
-            finished += [result for _, result in table.finished_hands(number)]
+            finished += [table.hand_record(result) for _, result in table.finished_hands(number)]
         elif kind == "hand_end":
             if not finished:
                 problems.append(

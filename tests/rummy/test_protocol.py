@@ -250,8 +250,10 @@ def test_table_plays_a_game(seats: int) -> None:
     assert isinstance(table, codec.RummyTable) and table.family == "rummy"
     ends = drive(table, random.Random(seats))
     totals = [0] * seats
-    for number, (hand_end, record) in enumerate(ends):
+    for number, (hand_end, reported) in enumerate(ends):
         result = game.results[number]
+        assert reported is result
+        record = table.hand_record(result)
         assert hand_end.hand_number == number
         assert hand_end.termination == result.termination.value
         assert hand_end.winner == result.winner
