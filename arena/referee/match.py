@@ -89,14 +89,27 @@ class _Match:
         for observer in self.observers:
             observer.on_record(record)
 
-    async def broadcast(self, message: pb.RefereeMessage) -> None:
+    async def broadcast(self, message: pb.RefereeMessage, game: int = -1, hand: int = -1) -> None:
         data = message.SerializeToString()
-        for index, seat in enumerate(self.seats):
-            if self.alive[index] and seat.connection is not None:
-                try:
-                    await seat.connection.send(data)
-                except BotFault as fault:
-                    self.fault(index, fault, game=-1, hand=-1, consequence="forfeit")
+        await self.send_each({seat: data for seat in self.reachable()}, game, hand)
+
+    def reachable(self) -> list[int]:
+        return [
+            index
+            for index, seat in enumerate(self.seats)
+            if self.alive[index] and seat.connection is not None
+        ]
+
+    async def send_each(self, messages: dict[int, bytes], game: int, hand: int) -> None:
+        """Send each seat its message, to all seats at once: a send waits until the
+        message is on its way, and one seat after another those waits add up."""
+        if len(messages) == 1:
+            [(seat, data)] = messages.items()
+            await self._send(seat, data, game, hand)
+        elif messages:
+            await asyncio.gather(
+                *(self._send(seat, data, game, hand) for seat, data in messages.items())
+            )
 
     def fault(self, seat: int, fault: BotFault, game: int, hand: int, consequence: str) -> None:
         record = FaultRecord(seat, fault.status, fault.reason, game, hand, consequence)
@@ -198,7 +211,7 @@ class _Match:
         )
         table = self.codec.new_table(config.spec.id, game)
         self.emit({"type": "game", "game": number, "seed": seed})
-        await self.broadcast(pb.RefereeMessage(game_start=pb.GameStart(game_number=number)))
+        await self.broadcast(pb.RefereeMessage(game_start=pb.GameStart(game_number=number)), number)
         banks = [config.time_control.bank_ms / 1000.0] * len(self.seats)
         forfeiters: list[int] = []
         forfeit_reason = ""
@@ -217,14 +230,13 @@ class _Match:
                         "deck": table.deck(),
                     }
                 )
-                for index, seat in enumerate(self.seats):
-                    if self.alive[index] and seat.connection is not None:
-                        await self._send(
-                            index,
-                            pb.RefereeMessage(hand_start=table.hand_start(index, number)),
-                            number,
-                            table.hand_number,
-                        )
+                starts = {
+                    seat: pb.RefereeMessage(
+                        hand_start=table.hand_start(seat, number)
+                    ).SerializeToString()
+                    for seat in self.reachable()
+                }
+                await self.send_each(starts, number, table.hand_number)
                 if not all(self.alive):
                     continue
             seat_index = table.current_seat()
@@ -233,16 +245,19 @@ class _Match:
                 forfeiters = [seat_index]
                 forfeit_reason = self.records[seat_index].faults[-1].status.value
                 break
-            for hand_end, record in table.finished_hands(number):
-                self.emit(
-                    {
-                        "type": "hand_end",
-                        "game": number,
-                        "hand": hand_end.hand_number,
-                        "result": record,
-                    }
+            for hand_end, result in table.finished_hands(number):
+                if self.observers:
+                    self.emit(
+                        {
+                            "type": "hand_end",
+                            "game": number,
+                            "hand": hand_end.hand_number,
+                            "result": table.hand_record(result),
+                        }
+                    )
+                await self.broadcast(
+                    pb.RefereeMessage(hand_end=hand_end), number, hand_end.hand_number
                 )
-                await self.broadcast(pb.RefereeMessage(hand_end=hand_end))
         if forfeiters:
             outcome = _forfeit_outcome(len(self.seats), forfeiters, table.scores())
             who = " and ".join(f"seat {seat}" for seat in forfeiters)
@@ -269,15 +284,16 @@ class _Match:
                     winner=-1 if outcome.winner is None else outcome.winner,
                     reason=reason,
                 )
-            )
+            ),
+            number,
         )
         return record
 
-    async def _send(self, seat: int, message: pb.RefereeMessage, game: int, hand: int) -> None:
+    async def _send(self, seat: int, data: bytes, game: int, hand: int) -> None:
         connection = self.seats[seat].connection
         assert connection is not None
         try:
-            await connection.send(message.SerializeToString())
+            await connection.send(data)
         except BotFault as fault:
             self.fault(seat, fault, game, hand, "forfeit")
 
@@ -369,7 +385,7 @@ class _Match:
                 seat,
                 pb.RefereeMessage(
                     notice=pb.Notice(text=f"{fault}; the referee played {text} for you")
-                ),
+                ).SerializeToString(),
                 game,
                 table.hand_number,
             )
