@@ -139,6 +139,7 @@ def play_audited(
     audit: Audit,
     bots: list[HostedBot],
     spec: GameSpec,
+    *,
     games: int,
     seed: int,
     hands: bool,
@@ -183,7 +184,14 @@ def test_no_message_names_a_hidden_card(
     audit: Audit, spec: GameSpec, first: str, second: str, games: int, hands: bool, seed: int
 ) -> None:
     settings = LaunchSettings(in_process=True)
-    play_audited(audit, [host(first, settings), host(second, settings)], spec, games, seed, hands)
+    play_audited(
+        audit,
+        [host(first, settings), host(second, settings)],
+        spec,
+        games=games,
+        seed=seed,
+        hands=hands,
+    )
     assert audit.leaks == [], audit.leaks[0]
     # Everything was looked at, and the check had something to find.
     assert audit.sent["match_start"] == 2 and audit.sent["match_end"] == 2
@@ -199,7 +207,7 @@ def test_no_message_names_a_hidden_card(
 def test_no_message_over_grpc_names_a_hidden_card(audit: Audit, tmp_path: Any) -> None:
     settings = LaunchSettings(sandbox="auto", run_dir=tmp_path / "run")
     bots = [host("greedy", settings), host("random", settings)]
-    play_audited(audit, bots, find_game("gin-rummy/standard"), 6, True, 5)
+    play_audited(audit, bots, find_game("gin-rummy/standard"), games=6, seed=5, hands=True)
     assert zombie_children() == []
     assert audit.leaks == [], audit.leaks[0]
     assert audit.sent["decision"] > 60 and audit.revealed > 0
@@ -230,9 +238,9 @@ def test_notices_of_replaced_actions_name_no_hidden_card(audit: Audit) -> None:
         audit,
         bots,
         find_game("gin-rummy/standard"),
-        10,
-        True,
-        7,
+        games=10,
+        seed=7,
+        hands=True,
         time_control=TimeControl(decision_ms=5, bank_ms=0),
         fault_policy=FaultPolicy(FaultMode.RANDOM, 10_000),
     )
@@ -259,7 +267,14 @@ def test_the_check_finds_a_planted_card(audit: Audit) -> None:
     """The detector is not blind: a hidden card planted anywhere in a real message is found."""
     settings = LaunchSettings(in_process=True)
     spec = find_game("gin-rummy/standard")
-    play_audited(audit, [host("random", settings), host("greedy", settings)], spec, 1, True, 6)
+    play_audited(
+        audit,
+        [host("random", settings), host("greedy", settings)],
+        spec,
+        games=1,
+        seed=6,
+        hands=True,
+    )
     assert audit.samples
     for message, hidden in audit.samples:
         assert not cards_in(message) & hidden
