@@ -7,7 +7,12 @@ STAMP  := $(VENV)/.installed
 REFERENCE_STAMP := $(VENV)/.reference
 JS_STAMP := sample_bots/js/node_modules/.package-lock.json
 
-.PHONY: run test bench lint install clean proto
+COMPILED := build/compiled/MODULES
+# The tests run again against the compiled copy: those of the modules it compiles,
+# and of the referee that drives them.
+COMPILED_TESTS := tests/cards tests/gin_rummy tests/rummy tests/protocol tests/referee
+
+.PHONY: run test bench lint install clean proto compiled
 
 install: $(STAMP)
 
@@ -38,19 +43,37 @@ run: $(STAMP) $(JS_STAMP)
 	$(BIN)/arena ladder create ladders/samples.toml --db runs/samples/samples.sqlite
 	$(BIN)/arena ladder run runs/samples/samples.sqlite
 
+# The whole suite; then, where a C compiler is at hand, the compiled copy's tests
+# (mypyc checks declared types at run time, so it can fail where Python did not).
 test: $(STAMP) $(REFERENCE_STAMP) $(JS_STAMP)
 	$(BIN)/python -m pytest -q
+	@if $(BIN)/python tools/compiled.py --check; then \
+	  $(MAKE) --no-print-directory compiled && \
+	  echo "the same modules' tests against build/compiled:" && \
+	  PYTHONPATH=build/compiled ARENA_EXPECT_COMPILED=$(COMPILED) \
+	    $(BIN)/pytest -q -p no:cacheprovider $(COMPILED_TESTS); \
+	else echo "skipped: the tests against the compiled copy"; fi
+
+# build/compiled: arena/ with the referee's hot modules compiled by mypyc
+# (run anything with PYTHONPATH=build/compiled to use it).
+compiled: $(COMPILED)
+
+$(COMPILED): $(STAMP) tools/compiled.py pyproject.toml $(shell find arena -name '*.py')
+	$(BIN)/python tools/compiled.py
 
 # Every benchmark, each printing a table (about 20 minutes on 2 cores in all).
 bench: $(STAMP) $(REFERENCE_STAMP)
 	$(BIN)/python benchmarks/bench_engine.py
 	$(BIN)/python benchmarks/bench_protocol.py
+	@if $(BIN)/python tools/compiled.py --check; then \
+	  $(MAKE) --no-print-directory compiled && \
+	  PYTHONPATH=build/compiled $(BIN)/python benchmarks/bench_protocol.py; fi
 	$(BIN)/python benchmarks/bench_rummy.py
 	$(BIN)/python benchmarks/bench_ladder.py
 	$(BIN)/python benchmarks/bench_strong.py
 
 lint: $(STAMP)
-	$(BIN)/ruff check arena tests benchmarks
+	$(BIN)/ruff check arena tests benchmarks tools
 	$(BIN)/mypy arena
 
 # Regenerates arena/proto/ from protos/ (tests fail when the committed code is stale).
@@ -59,4 +82,4 @@ proto: $(STAMP)
 	$(BIN)/python -m grpc_tools.protoc -Iprotos --python_out=. --grpc_python_out=. --pyi_out=. protos/arena/proto/bot.proto
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis runs sample_bots/js/node_modules
+	rm -rf $(VENV) build .pytest_cache .mypy_cache .ruff_cache .hypothesis runs sample_bots/js/node_modules

@@ -1,0 +1,103 @@
+"""Build ``build/compiled/``: a copy of ``arena/`` with the referee's hot modules
+compiled by mypyc, for runs that want the speed (``PYTHONPATH=build/compiled``).
+
+    python tools/compiled.py           build it (make compiled)
+    python tools/compiled.py --check   can it be built here? (exit 1 says why not)
+
+The source tree stays pure Python: compiled modules there would shadow the ``.py``
+files being edited.  The copy is whole, so it never mixes old and new code; make
+rebuilds it when a source file changes.  Compiling needs a C compiler, Python's
+headers and mypy (the dev extra); where one is missing, nothing else depends on it.
+mypyc checks the declared types at run time, so ``make test`` runs the tests of
+these modules once more against the copy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "build" / "compiled"
+
+# What a decision costs: cards and melds, the Gin engine's hand, and the requests.
+# (card.py builds its interned cards with object.__new__, which compiled classes
+# refuse; games/base.py is subclassed by classes left interpreted.)
+HOT = (
+    "arena/cards/deck.py",
+    "arena/cards/melds.py",
+    "arena/games/gin_rummy/actions.py",
+    "arena/games/gin_rummy/hand.py",
+    "arena/protocol/common.py",
+    "arena/protocol/wire.py",
+    "arena/protocol/table.py",
+    "arena/protocol/gin.py",
+    "arena/protocol/rummy.py",
+)
+
+_SETUP = """
+import sys
+from setuptools import setup
+from mypyc.build import mypycify
+config, modules = sys.argv.pop(1), sys.argv.pop(1).split(",")
+setup(name="arena-compiled", packages=[], ext_modules=mypycify(["--config-file", config, *modules], opt_level="3"))
+"""
+
+
+def missing() -> str:
+    """Why the copy cannot be built here, or "" if it can."""
+    if shutil.which(sysconfig.get_config_var("CC").split()[0] or "cc") is None:
+        return "no C compiler (Debian: apt-get install gcc)"
+    if not (Path(sysconfig.get_paths()["include"]) / "Python.h").exists():
+        return "no Python headers (Debian: apt-get install python3-dev)"
+    try:
+        import mypyc  # noqa: F401
+        import setuptools  # noqa: F401
+    except ImportError as error:
+        return f"{error.name} is not installed (pip install -e '.[dev]')"
+    return ""
+
+
+def build() -> None:
+    shutil.rmtree(OUT, ignore_errors=True)
+    shutil.copytree(
+        ROOT / "arena", OUT / "arena", ignore=shutil.ignore_patterns("__pycache__", "*.so")
+    )
+    subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            _SETUP,
+            str(ROOT / "pyproject.toml"),
+            ",".join(HOT),
+            "build_ext",
+            "--inplace",
+        ],
+        cwd=OUT,
+        check=True,
+        stdout=subprocess.DEVNULL,  # a line per file; errors go to stderr
+    )
+    # What make test's second pass checks it is testing (tests/conftest.py).
+    names = [path.removesuffix(".py").replace("/", ".") for path in HOT]
+    (OUT / "MODULES").write_text("".join(f"{name}\n" for name in names))
+    print(f"build/compiled: {len(names)} modules compiled with mypyc")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="only say whether it can be built")
+    args = parser.parse_args()
+    reason = missing()
+    if reason:
+        print(f"the compiled copy cannot be built here: {reason}", file=sys.stderr)
+        sys.exit(1)
+    if not args.check:
+        build()
+
+
+if __name__ == "__main__":
+    main()
