@@ -50,8 +50,9 @@ setup(name="arena-compiled", packages=[], ext_modules=mypycify(["--config-file",
 
 def missing() -> str:
     """Why the copy cannot be built here, or "" if it can."""
-    if shutil.which(sysconfig.get_config_var("CC").split()[0] or "cc") is None:
-        return "no C compiler (Debian: apt-get install gcc)"
+    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(compiler) is None:
+        return f"no C compiler ({compiler}; Debian: apt-get install gcc)"
     if not (Path(sysconfig.get_paths()["include"]) / "Python.h").exists():
         return "no Python headers (Debian: apt-get install python3-dev)"
     try:
