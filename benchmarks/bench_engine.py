@@ -28,6 +28,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from flavour import flavour
+
 from arena.cards.card import Card, CardSet
 from arena.cards.melds import deadwood_of_mask, min_deadwood
 from arena.games.gin_rummy import STANDARD, GinHand
@@ -181,6 +183,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"# Rummy Arena engine benchmark ({'quick' if args.quick else 'full'})")
     print()
     print(f"Python {platform.python_version()} on {platform.machine()}; OpenSpiel: {os_version}")
+    print(f"arena: {flavour()}")
     print(f"{rounds} rounds; median (min-max over rounds); seed {args.seed};")
     print(
         f"full hands: >= {play_seconds:g} s of play per round and engine; "

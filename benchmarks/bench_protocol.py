@@ -48,6 +48,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import grpc
+from flavour import flavour
 
 from arena.eventloop import new_event_loop
 from arena.games.registry import find_game
@@ -59,7 +60,6 @@ from arena.hosting.sandbox import SandboxLevel
 from arena.proto import bot_pb2 as pb
 from arena.proto import bot_pb2_grpc as pb_grpc
 from arena.protocol import codec_for
-from arena.protocol import table as table_module
 from arena.referee.match import MatchConfig, Seat, play_match
 from arena.referee.results import MatchResult
 
@@ -285,14 +285,6 @@ def bare_unary_rate(address: str, count: int, size: int) -> float:
     return count / elapsed
 
 
-def _flavour() -> str:
-    """Pure Python, or the mypyc-compiled copy (``PYTHONPATH=build/compiled``)?"""
-    origin = Path(table_module.__file__ or "")
-    if origin.suffix == ".py":
-        return "pure Python"
-    return f"compiled by mypyc ({origin.parent.parent.parent})"
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -339,7 +331,7 @@ def main() -> None:
     def paired(top: str, bottom: str) -> float:
         return statistics.median(a / b for a, b in zip(results[top], results[bottom], strict=True))
 
-    print(f"referee's hot modules: {_flavour()}")
+    print(f"arena: {flavour()}")
     print(f"mean decision request: {mean_size} bytes; {rounds} rounds; medians (min-max)")
     print("| measurement | per second | range |")
     print("|---|---|---|")
