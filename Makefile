@@ -8,9 +8,6 @@ REFERENCE_STAMP := $(VENV)/.reference
 JS_STAMP := sample_bots/js/node_modules/.package-lock.json
 
 COMPILED := build/compiled/MODULES
-# The tests run again against the compiled copy: those of the modules it compiles,
-# and of the referee that drives them.
-COMPILED_TESTS := tests/cards tests/gin_rummy tests/rummy tests/protocol tests/referee
 
 .PHONY: run test bench lint install clean proto compiled
 
@@ -43,15 +40,16 @@ run: $(STAMP) $(JS_STAMP)
 	$(BIN)/arena ladder create ladders/samples.toml --db runs/samples/samples.sqlite
 	$(BIN)/arena ladder run runs/samples/samples.sqlite
 
-# The whole suite; then, where a C compiler is at hand, the compiled copy's tests
-# (mypyc checks declared types at run time, so it can fail where Python did not).
+# The whole suite; then, where a C compiler is at hand, the whole suite again against
+# the compiled copy (mypyc checks declared types at run time, so it can fail where
+# Python did not).
 test: $(STAMP) $(REFERENCE_STAMP) $(JS_STAMP)
 	$(BIN)/python -m pytest -q
 	@if $(BIN)/python tools/compiled.py --check; then \
 	  $(MAKE) --no-print-directory compiled && \
-	  echo "the same modules' tests against build/compiled:" && \
+	  echo "the same tests against build/compiled:" && \
 	  PYTHONPATH=build/compiled ARENA_EXPECT_COMPILED=$(COMPILED) \
-	    $(BIN)/pytest -q -p no:cacheprovider $(COMPILED_TESTS); \
+	    $(BIN)/pytest -q -p no:cacheprovider; \
 	else echo "skipped: the tests against the compiled copy"; fi
 
 # build/compiled: arena/ with the referee's hot modules compiled by mypyc

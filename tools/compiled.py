@@ -8,8 +8,8 @@ The source tree stays pure Python: compiled modules there would shadow the ``.py
 files being edited.  The copy is whole, so it never mixes old and new code; make
 rebuilds it when a source file changes.  Compiling needs a C compiler, Python's
 headers and mypy (the dev extra); where one is missing, nothing else depends on it.
-mypyc checks the declared types at run time, so ``make test`` runs the tests of
-these modules once more against the copy.
+mypyc checks the declared types at run time, so ``make test`` runs the whole suite
+once more against the copy.
 """
 
 from __future__ import annotations
