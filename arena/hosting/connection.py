@@ -160,6 +160,21 @@ class GrpcConnection:
         else:
             self._replies.append(item)
 
+    async def _next_reply(self, deadline: float) -> pb.BotMessage | BaseException:
+        """The next reply; ``TimeoutError`` at ``deadline`` (loop time).  One future and
+        one timer: lighter than a queue and a timeout context, on the hot path."""
+        if self._replies:
+            return self._replies.popleft()
+        loop = asyncio.get_running_loop()
+        waiter = self._waiter = loop.create_future()
+        timer = loop.call_at(deadline, _expire, waiter)
+        try:
+            item: pb.BotMessage | BaseException = await waiter
+        finally:
+            timer.cancel()
+            self._waiter = None
+        return item
+
     async def send(self, message: bytes) -> None:
         try:
             await self._call.write(message)
@@ -167,30 +182,17 @@ class GrpcConnection:
             raise await self._broken_stream(error) from None
 
     async def decide(self, message: bytes, request_id: int, timeout: float) -> pb.DecisionReply:
-        # The hot path: the write and the wait are written out here, not called.
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + max(timeout, 0.0)
+        deadline = asyncio.get_running_loop().time() + max(timeout, 0.0)
         self._owed = True
-        try:
-            await self._call.write(message)
-        except (grpc.RpcError, asyncio.InvalidStateError) as error:
-            raise await self._broken_stream(error) from None
+        await self.send(message)
         while True:
-            if self._replies:
-                item = self._replies.popleft()
-            else:  # one future and one timer: lighter than a queue and a timeout context
-                waiter = self._waiter = loop.create_future()
-                timer = loop.call_at(deadline, _expire, waiter)
-                try:
-                    item = await waiter
-                except TimeoutError:
-                    raise BotFault(
-                        SeatStatus.TIMEOUT,
-                        f"no reply to request {request_id} within {timeout * 1000:.0f} ms",
-                    ) from None
-                finally:
-                    timer.cancel()
-                    self._waiter = None
+            try:
+                item = await self._next_reply(deadline)
+            except TimeoutError:
+                raise BotFault(
+                    SeatStatus.TIMEOUT,
+                    f"no reply to request {request_id} within {timeout * 1000:.0f} ms",
+                ) from None
             if isinstance(item, BaseException):
                 self._replies.appendleft(item)  # the stream stays broken for later calls
                 raise await self._broken_stream(item)
