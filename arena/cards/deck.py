@@ -60,22 +60,10 @@ class SeededRng:
                 return value % bound
 
     def shuffle(self, items: list[T]) -> None:
-        """Fisher-Yates, from the end, in place: ``below(i + 1)`` for each ``i``,
-        written out in one loop (a deal a hand; the referee deals between decisions)."""
-        state = self._state
+        """Fisher-Yates, from the end, in place."""
         for i in range(len(items) - 1, 0, -1):
-            bound = i + 1
-            limit = (1 << 64) - (1 << 64) % bound
-            while True:
-                state = (state + 0x9E3779B97F4A7C15) & _MASK64
-                z = (state ^ (state >> 30)) * 0xBF58476D1CE4E5B9 & _MASK64
-                z = (z ^ (z >> 27)) * 0x94D049BB133111EB & _MASK64
-                z ^= z >> 31
-                if z < limit:
-                    break
-            j = z % bound
+            j = self.below(i + 1)
             items[i], items[j] = items[j], items[i]
-        self._state = state
 
     def choice(self, items: Sequence[T]) -> T:
         return items[self.below(len(items))]
