@@ -3,10 +3,10 @@
 ``Table`` holds what every game shares (whose turn, hand starts, decision
 requests, hand results since the last look); each game's subclass supplies its
 conversions.  A game engine offers ``current_seat``, ``legal_actions``, ``apply``,
-``is_terminal`` and ``outcome`` (the table passes them on as its own), ``hand``
-(the current hand: ``events``,
-``observation(seat)``, ``hand_of(seat)``, ``deck``, ``dealer``, ``scores``,
-``hand_number``) and ``results`` (finished hands, each with ``seats[i].points``).
+``is_terminal`` and ``outcome`` (the table passes them on as its own), ``hand`` (the
+current hand: ``events``, ``observation(seat)``, ``hand_of(seat)``, ``deck``,
+``dealer``, ``scores``, ``hand_number``) and ``results`` (finished hands, each with
+``seats[i].points``).
 """
 
 from __future__ import annotations

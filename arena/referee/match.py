@@ -103,13 +103,9 @@ class _Match:
     async def send_each(self, messages: dict[int, bytes], game: int, hand: int) -> None:
         """Send each seat its message, to all seats at once: a send waits until the
         message is on its way, and one seat after another those waits add up."""
-        if len(messages) == 1:
-            [(seat, data)] = messages.items()
-            await self._send(seat, data, game, hand)
-        elif messages:
-            await asyncio.gather(
-                *(self._send(seat, data, game, hand) for seat, data in messages.items())
-            )
+        await asyncio.gather(
+            *(self._send(seat, data, game, hand) for seat, data in messages.items())
+        )
 
     def fault(self, seat: int, fault: BotFault, game: int, hand: int, consequence: str) -> None:
         record = FaultRecord(seat, fault.status, fault.reason, game, hand, consequence)
