@@ -68,20 +68,17 @@ def build() -> None:
     shutil.copytree(
         ROOT / "arena", OUT / "arena", ignore=shutil.ignore_patterns("__pycache__", "*.so")
     )
-    subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            _SETUP,
-            str(ROOT / "pyproject.toml"),
-            ",".join(HOT),
-            "build_ext",
-            "--inplace",
-        ],
+    config = str(ROOT / "pyproject.toml")
+    built = subprocess.run(
+        [sys.executable, "-c", _SETUP, config, ",".join(HOT), "build_ext", "--inplace"],
         cwd=OUT,
-        check=True,
         stdout=subprocess.DEVNULL,  # a line per file; errors go to stderr
     )
+    if built.returncode != 0:
+        shutil.rmtree(OUT)  # no half-built copy to run by mistake
+        sys.exit(
+            f"mypyc could not compile the copy (exit {built.returncode}; its errors are above)"
+        )
     # What make test's second pass checks it is testing (tests/conftest.py).
     names = [path.removesuffix(".py").replace("/", ".") for path in HOT]
     (OUT / "MODULES").write_text("".join(f"{name}\n" for name in names))
