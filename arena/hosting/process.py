@@ -43,7 +43,12 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from arena.hosting._proctree import ProcessTree, count_user_tasks, ensure_child_subreaper
 from arena.hosting.errors import BotStartError, HostingError
 from arena.hosting.manifest import BotCommand
-from arena.hosting.sandbox import SandboxLevel, bwrap_command, rlimit_command
+from arena.hosting.sandbox import (
+    SandboxLevel,
+    bwrap_command,
+    parent_bound_command,
+    rlimit_command,
+)
 
 __all__ = ["ADDRESS_ENV", "BotProcess"]
 
@@ -316,13 +321,15 @@ def _command_line(
     read_only = [*command.read_only_paths, *([cwd] if cwd != workdir else [])]
     needed = [Path(sys.prefix), Path(sys.executable), cwd, *command.read_only_paths]
     needed += [Path(arg) for arg in command.argv if os.path.isabs(arg) and os.path.exists(arg)]
-    return bwrap_command(
-        inner,
-        writable=[workdir, sock_dir],
-        read_only=read_only,
-        hidden=hidden,
-        chdir=cwd,
-        visible_in_tmp=_tmp_roots(needed),
+    return parent_bound_command(
+        bwrap_command(
+            inner,
+            writable=[workdir, sock_dir],
+            read_only=read_only,
+            hidden=hidden,
+            chdir=cwd,
+            visible_in_tmp=_tmp_roots(needed),
+        )
     )
 
 

@@ -41,6 +41,7 @@ __all__ = [
     "SandboxLevel",
     "bwrap_command",
     "bwrap_problem",
+    "parent_bound_command",
     "resolve_level",
     "rlimit_command",
 ]
@@ -210,14 +211,28 @@ def rlimit_command(
         "RLIMIT_NPROC": (processes,) * 2,
         "RLIMIT_CORE": (0, 0),
     }
-    specs = (
-        [f"pdeathsig={os.getpid()}"] if die_with_parent and sys.platform.startswith("linux") else []
-    )
+    specs = _death_with_parent() if die_with_parent else []
     for name, (soft, hard) in settings.items():
         # An unprivileged process cannot raise a hard limit: never ask for more than we have.
         current = resource.getrlimit(getattr(resource, name))[1]
         if current != resource.RLIM_INFINITY:
             soft, hard = min(soft, current), min(hard, current)
         specs.append(f"{name}={soft}:{hard}")
+    return _wrapped(specs, argv)
+
+
+def parent_bound_command(argv: Sequence[str]) -> list[str]:
+    """A command line that runs ``argv`` killed when this process dies, with no window
+    in which it could outlive us: ``bwrap --die-with-parent`` asks for the signal
+    only once it runs, and a referee killed before then would leave it behind.
+    (The setting survives the exec unless the program is set-user-ID.)"""
+    return _wrapped(_death_with_parent(), argv)
+
+
+def _death_with_parent() -> list[str]:
+    return [f"pdeathsig={os.getpid()}"] if sys.platform.startswith("linux") else []
+
+
+def _wrapped(specs: Sequence[str], argv: Sequence[str]) -> list[str]:
     python = os.path.realpath(sys.executable)  # the base interpreter: no venv needed
     return [python, "-I", "-S", "-c", _WRAPPER, *specs, "--", *argv]

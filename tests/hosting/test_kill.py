@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from arena.hosting import BotProcess, SandboxLevel
+from arena.hosting.sandbox import parent_bound_command
 from arena.testing.processes import parent_pid, zombie_children
 
 from .conftest import BOTS, bot_command, marker_pids, python_command, wait_for, wait_stdout
@@ -154,3 +155,20 @@ def test_children_of_a_bot_that_already_exited_are_killed(
         wait_for(lambda: bot.returncode() == 0, what="the bot's main process to exit")
         assert len(marker_pids(marker)) == 1
     assert marker_pids(marker) == []
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG")
+def test_a_parent_bound_command_never_outlives_a_parent_already_gone(tmp_path: Path) -> None:
+    """bwrap's own --die-with-parent asks for the signal only once bwrap runs; a
+    referee killed before then would leave it behind.  The wrapper asks first, then
+    checks that the referee it was made for is still its parent."""
+    made = tmp_path / "ran"
+    command = parent_bound_command(["touch", str(made)])
+    assert subprocess.run(command, check=False).returncode == 0  # our child: it runs
+    assert made.exists()
+    made.unlink()
+    # Started by another process, as if the referee had died and left it to a
+    # stranger: it stops before the program runs.
+    stranger = subprocess.run(["sh", "-c", '"$@"; exit $?', "sh", *command], check=False)
+    assert stranger.returncode == 137
+    assert not made.exists()
