@@ -6,7 +6,14 @@ A bot's processes are found three ways, so that none is left behind:
 * parent links in /proc from any process already found (catches children that
   called ``setsid()`` while their parent is alive),
 * orphans re-parented to the referee, which is a child subreaper, whose environment
-  still carries the bot's unique ``ARENA_BOT_ADDRESS`` (catches double-forked daemons).
+  still carries the bot's unique ``ARENA_BOT_ADDRESS`` (catches double-forked daemons),
+* strays: orphans re-parented to the referee that left its session and are no bot's
+  root, started after the bot (catches a daemon that also emptied its environment;
+  when several bots run in one referee, the first of them killed takes such strays
+  with it, since nothing tells whose they were).
+
+Under a root referee every bot also has a uid of its own, and everything running as
+that uid is killed when its lease ends (:mod:`arena.hosting.identity`).
 
 Processes are pinned with pidfds and their start time, so a pid that is recycled
 while we work is never signalled or reaped by mistake, and only processes found
@@ -33,6 +40,7 @@ _log = logging.getLogger(__name__)
 _PROC = Path("/proc")
 _PR_SET_CHILD_SUBREAPER = 36
 _subreaper_done = False
+_live_roots: set[int] = set()  # pids of the bots this process started and has not killed
 
 
 def ensure_child_subreaper() -> None:
@@ -172,6 +180,9 @@ class ProcessTree:
         self.session = root.pid  # start_new_session: the root leads its session and group
         self.marker = marker
         self.procs: dict[int, _Proc] = {}
+        root_stat = _read_stat(root.pid)
+        self.started = root_stat.starttime if root_stat is not None else 0
+        _live_roots.add(root.pid)
 
     def kill(self, grace: float, reap_timeout: float = 5.0) -> list[int]:
         """SIGTERM everything, wait up to ``grace``, SIGKILL everything, reap.
@@ -200,6 +211,7 @@ class ProcessTree:
             for proc in self.procs.values():
                 proc.close()
             self.procs.clear()
+            _live_roots.discard(self.root.pid)
 
     def _signal_group(self, sig: signal.Signals) -> None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -212,8 +224,12 @@ class ProcessTree:
         if self.root.returncode is None and self.root.pid in table:
             found.add(self.root.pid)
         me = os.getpid()
+        mine = table.get(me)
         for pid, st in table.items():
-            if st.ppid == me and pid not in found and _environ_contains(pid, self.marker):
+            if st.ppid != me or pid in found or pid in _live_roots:
+                continue
+            stray = mine is not None and st.session != mine.session and st.starttime >= self.started
+            if stray or _environ_contains(pid, self.marker):
                 found.add(pid)
         children: defaultdict[int, list[int]] = defaultdict(list)
         for pid, st in table.items():

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arena.hosting.allowlist import python_import_roots
 from arena.hosting.connection import BotConnection, GrpcConnection, InProcessConnection
 from arena.hosting.errors import HostingError
 from arena.hosting.faults import BotFault, SeatStatus
@@ -106,7 +107,8 @@ def host_bot(
             env={"PYTHONPATH": os.pathsep.join(str(path) for path in import_path)},
             limits=settings.limits,
             source=f"python bot {reference!r}",
-            read_only_paths=tuple(import_path),
+            # What it imports outside the Python prefixes: the arena and plugin packages.
+            read_only_paths=tuple(python_import_roots()),
         )
     elif reference.endswith(".toml") or Path(reference).is_file():
         command = load_manifest(Path(reference))

@@ -1,19 +1,21 @@
 """Starting a bot as a process, waiting until it serves, and killing all of it.
 
-Each bot gets a directory ``run_dir/<name>-<random>/`` holding ``work/`` (its
-HOME, and its working directory unless the command names one) and ``sock/bot.sock``
-(the unix socket it must serve gRPC on, given to it as ``ARENA_BOT_ADDRESS``).
-Its stdout and stderr go to ``run_dir/<name>.stdout.log`` and ``.stderr.log``
-(``<name>.2.stderr.log``... for further copies of the same bot), which are kept;
-the per-bot directory is removed when the bot is killed. If ``run_dir`` is so deep
-that the socket path would not fit in a unix address (107 bytes), the socket
-directory is made in /tmp instead.
+Each bot gets a home folder of its own, outside the run directory: under a root
+referee ``/tmp/rummy-arena-0/seat-UID/`` for the uid it runs as
+(:mod:`arena.hosting.identity`), else a fresh ``/tmp/rummy-arena-UID/NAME-XXXX/``.
+It holds ``work/`` (the bot's HOME and, unless the command names one, its working
+directory) and ``sock/bot.sock``, the unix socket it must serve gRPC on, given to it
+as ``ARENA_BOT_ADDRESS``; both belong to the bot's uid, mode 0700.  The home is
+removed when the bot is killed.  Its stdout and stderr go through pipes into
+``run_dir/<name>.stdout.log`` and ``.stderr.log`` (:mod:`arena.hosting.logs`: owner-only,
+capped), which are kept.
 
 Cleanup: :meth:`BotProcess.kill` is idempotent and is also run by a weakref
 finalizer, which ``weakref`` calls at interpreter exit (an atexit hook) or when the
-``BotProcess`` is garbage collected, whichever comes first. A referee killed with
-SIGKILL cannot clean up; then ``limits`` and ``bwrap`` bots die with it (parent-death
-signal) but their own children may not at ``limits`` level.
+``BotProcess`` is garbage collected, whichever comes first.  A referee killed with
+SIGKILL cannot clean up; then bots at every level but ``none`` die with it
+(parent-death signal), under bwrap with everything they started (pid namespace), and
+the next lease of the same uid kills whatever still runs as it.
 
 Call :meth:`BotProcess.start` from a thread that lives as long as the bot (for
 example the one that plays the match and later calls ``kill``): Linux delivers the
@@ -23,17 +25,18 @@ parent-death signal when the *thread* that forked the bot exits.
 from __future__ import annotations
 
 import contextlib
-import io
 import logging
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 import weakref
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
@@ -41,7 +44,10 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.hosting._proctree import ProcessTree, count_user_tasks, ensure_child_subreaper
+from arena.hosting.allowlist import runtime_paths
 from arena.hosting.errors import BotStartError, HostingError
+from arena.hosting.identity import SeatIdentity, lease_identity, path_problem
+from arena.hosting.logs import DEFAULT_LOG_CAP, LogPump
 from arena.hosting.manifest import BotCommand
 from arena.hosting.sandbox import (
     SandboxLevel,
@@ -49,6 +55,7 @@ from arena.hosting.sandbox import (
     parent_bound_command,
     rlimit_command,
 )
+from arena.hosting.seccomp import filter_program
 
 __all__ = ["ADDRESS_ENV", "BotProcess"]
 
@@ -56,7 +63,6 @@ __all__ = ["ADDRESS_ENV", "BotProcess"]
 ADDRESS_ENV = "ARENA_BOT_ADDRESS"
 
 _log = logging.getLogger(__name__)
-_SUN_PATH_MAX = 107  # sockaddr_un.sun_path is 108 bytes including the terminating NUL
 _POLL = 0.02
 _HEALTH_CALL_TIMEOUT = 0.25
 _CHANNEL_OPTIONS = [
@@ -75,7 +81,9 @@ class BotProcess:
     level: SandboxLevel
     """The sandbox level the bot runs under."""
     pid: int
-    """Pid of the process we started (under bwrap, of bwrap itself)."""
+    """Pid of the process we started (a wrapper, bwrap, or the bot itself)."""
+    uid: int
+    """The uid the bot runs as, seen from outside any sandbox."""
     stderr_path: Path
     stdout_path: Path
     workdir: Path
@@ -87,98 +95,93 @@ class BotProcess:
         command: BotCommand,
         level: SandboxLevel,
         popen: subprocess.Popen[bytes],
-        *,
-        socket_path: Path,
-        workdir: Path,
-        stdout_path: Path,
-        stderr_path: Path,
-        cleanup: list[Path],
+        home: _Home,
+        logs: LogPump,
     ) -> None:
         """Internal: use :meth:`start`."""
         self.command = command
         self.level = level
         self.pid = popen.pid
-        self.address = f"unix:{socket_path}"
-        self.workdir = workdir
-        self.stdout_path = stdout_path
-        self.stderr_path = stderr_path
-        self._socket_path = socket_path
+        self.uid = home.identity.uid if home.identity is not None else os.getuid()
+        self.address = f"unix:{home.socket}"
+        self.workdir = home.work
+        self.stdout_path = logs.paths["stdout"]
+        self.stderr_path = logs.paths["stderr"]
+        self._socket_path = home.socket
         self._popen = popen
+        self._logs = logs
         marker = f"{ADDRESS_ENV}={self.address}".encode()
-        self._cleanup = _Cleanup(ProcessTree(popen, marker), cleanup)
+        self._cleanup = _Cleanup(ProcessTree(popen, marker), home, logs)
         self._finalizer = weakref.finalize(self, self._cleanup.run, 0.0)
 
     @classmethod
-    def start(cls, command: BotCommand, level: SandboxLevel, run_dir: Path) -> BotProcess:
-        """Start ``command`` under ``level``, with its files in ``run_dir``.
+    def start(
+        cls,
+        command: BotCommand,
+        level: SandboxLevel,
+        run_dir: Path,
+        *,
+        log_cap: int = DEFAULT_LOG_CAP,
+        seat_uids: tuple[int, int] | None = None,
+    ) -> BotProcess:
+        """Start ``command`` under ``level``, with its logs in ``run_dir``.
 
         Returns as soon as the process exists; call :meth:`wait_ready` next.
-        Raises :class:`BotStartError` if the program cannot be found or started.
+        ``log_cap`` bytes of each of stdout and stderr are kept; ``seat_uids`` is the
+        range a root referee takes the bot's uid from (default: see
+        :mod:`arena.hosting.identity`).  Raises :class:`BotStartError` if the program
+        cannot be found, reached by the bot's uid, or started.
         """
         if not command.argv:
             raise HostingError(f"bot {command.name!r} ({command.source}): empty command")
         run_dir = Path(run_dir).resolve()
-        run_dir.mkdir(parents=True, exist_ok=True)
-        home = Path(tempfile.mkdtemp(prefix=f"{command.name}-", dir=run_dir))
-        cleanup = [home]
+        run_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        home = _Home.make(command.name, seat_uids)
+        logs: LogPump | None = None
         try:
-            workdir = home / "work"
-            workdir.mkdir()
-            sock_dir = home / "sock"
-            if len(os.fsencode(sock_dir / "bot.sock")) > _SUN_PATH_MAX:
-                # Too long for a unix socket address: use a short directory instead.
-                sock_dir = Path(tempfile.mkdtemp(prefix="arena-", dir="/tmp"))
-                cleanup.append(sock_dir)
-            else:
-                sock_dir.mkdir()
-            socket_path = sock_dir / "bot.sock"
-            cwd = command.cwd.resolve() if command.cwd is not None else workdir
+            cwd = command.cwd.resolve() if command.cwd is not None else home.work
             env = {
                 "PATH": os.environ.get("PATH", os.defpath),
-                "HOME": str(workdir),
+                "HOME": str(home.work),
                 "LANG": "C.UTF-8",
                 "PYTHONUNBUFFERED": "1",
                 **command.env,
-                ADDRESS_ENV: f"unix:{socket_path}",
+                ADDRESS_ENV: f"unix:{home.socket}",
             }
             _check_program(command, cwd, env["PATH"])
-            argv = _command_line(command, level, run_dir, cwd, workdir, sock_dir)
-            ensure_child_subreaper()
-            with contextlib.ExitStack() as logs:
-                stdout_path, stdout = _open_log(run_dir, command.name, "stdout")
-                logs.enter_context(stdout)
-                stderr_path, stderr = _open_log(run_dir, command.name, "stderr")
-                logs.enter_context(stderr)
+            if home.identity is not None and level is not SandboxLevel.BWRAP:
+                _check_reachable(command, level, cwd, env["PATH"], home.identity)
+            seccomp = _seccomp_fd() if level is SandboxLevel.BWRAP else None
+            try:
+                argv = _command_line(command, level, cwd, env["PATH"], home, seccomp)
+                logs = LogPump(run_dir, command.name, log_cap)
+                ensure_child_subreaper()
                 try:
                     popen = subprocess.Popen(
                         argv,
                         stdin=subprocess.DEVNULL,
-                        stdout=stdout,
-                        stderr=stderr,
-                        cwd=workdir if level is SandboxLevel.BWRAP else cwd,
+                        stdout=logs.child_ends["stdout"],
+                        stderr=logs.child_ends["stderr"],
+                        cwd=home.work if level is SandboxLevel.BWRAP else cwd,
                         env=env,
                         start_new_session=True,
                         close_fds=True,
+                        pass_fds=() if seccomp is None else (seccomp,),
                     )
                 except OSError as exc:
                     raise BotStartError(
                         f"bot {command.name!r} ({command.source}): cannot start {argv[0]!r}: {exc.strerror or exc}"
                     ) from exc
+            finally:
+                if seccomp is not None:
+                    os.close(seccomp)
+            logs.start()
         except BaseException:
-            for path in cleanup:
-                shutil.rmtree(path, ignore_errors=True)
+            if logs is not None:
+                logs.close(timeout=0.0)
+            home.remove()
             raise
-
-        return cls(
-            command,
-            level,
-            popen,
-            socket_path=socket_path,
-            workdir=workdir,
-            stdout_path=stdout_path,
-            stderr_path=stderr_path,
-            cleanup=cleanup,
-        )
+        return cls(command, level, popen, home, logs)
 
     def wait_ready(self, timeout: float) -> None:
         """Poll grpc.health.v1 ``Health/Check`` (service "") until it answers SERVING.
@@ -230,16 +233,19 @@ class BotProcess:
 
     def stderr_tail(self, lines: int = 20) -> str:
         """The last ``lines`` lines the bot wrote to stderr."""
+        if self.returncode() is not None:
+            self._logs.wait(0.2)  # what it wrote last may still be in the pipe
         return _tail(self.stderr_path, lines)
 
     def kill(self, grace: float = 0.5) -> None:
         """SIGTERM the bot's processes, wait up to ``grace`` s, SIGKILL them all and reap.
 
         Idempotent. Leaves no process behind: not the children it forked, nor those
-        that left its session with ``setsid()``, nor double-forked orphans. (At the
-        ``none`` and ``limits`` levels an orphan is recognised by the bot's address in
-        its environment, so one that also clears its environment can escape; under
-        ``bwrap`` the pid namespace holds everything.)
+        that left its session with ``setsid()``, nor double-forked orphans, even with
+        an empty environment: under a root referee everything that runs as the bot's
+        uid is killed; under ``bwrap`` the pid namespace holds everything; otherwise
+        an orphan is recognised by the bot's address in its environment or, failing
+        that, as a stray the referee adopted (see :mod:`arena.hosting._proctree`).
         """
         self._cleanup.run(grace)
         self._finalizer.detach()
@@ -276,13 +282,85 @@ class BotProcess:
         return f"bot {self.command.name!r} ({self.command.source}) {what}; last lines of {self.stderr_path}:\n{shown}"
 
 
-class _Cleanup:
-    """Kills a bot's processes and removes its directories, once. Holds no reference
-    to the BotProcess, so a weakref finalizer can own it."""
+@dataclass
+class _Home:
+    """A bot's own folder (``work/`` and ``sock/``) and the uid it runs as, if its own."""
 
-    def __init__(self, tree: ProcessTree, paths: list[Path]) -> None:
+    root: Path
+    identity: SeatIdentity | None
+
+    @property
+    def work(self) -> Path:
+        return self.root / "work"
+
+    @property
+    def socket(self) -> Path:
+        return self.root / "sock" / "bot.sock"
+
+    @classmethod
+    def make(cls, name: str, seat_uids: tuple[int, int] | None) -> _Home:
+        base = _homes_base()
+        identity = lease_identity(seat_uids)
+        try:
+            if identity is not None:
+                root = base / f"seat-{identity.uid}"
+                shutil.rmtree(root, ignore_errors=True)  # a dead referee's leftovers
+                root.mkdir(mode=0o711)
+            else:
+                root = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=base))
+            os.chmod(root, 0o711)  # the bot may pass through, not list
+            for sub in ("work", "sock"):
+                (root / sub).mkdir(mode=0o700)
+                if identity is not None:
+                    os.chown(root / sub, identity.uid, identity.gid)
+            if identity is not None:
+                _write_passwd(root, identity.uid, identity.gid)
+        except BaseException:
+            if identity is not None:
+                identity.release()
+            raise
+        return cls(root, identity)
+
+    def remove(self) -> None:
+        try:
+            if self.identity is not None:
+                self.identity.release()  # kills what still runs as the uid first
+        finally:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _homes_base() -> Path:
+    """``/tmp/rummy-arena-EUID``: ours (created 0711, never a link, never someone
+    else's), so nobody can plant a folder or a link where a bot's home will be."""
+    base = Path(tempfile.gettempdir()) / f"rummy-arena-{os.geteuid()}"
+    with contextlib.suppress(FileExistsError):
+        base.mkdir(mode=0o711)
+    info = base.lstat()
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
+        raise HostingError(f"{base} is not a folder of this user's: remove it and try again")
+    os.chmod(base, 0o711)
+    return base
+
+
+def _write_passwd(root: Path, uid: int, gid: int) -> None:
+    """The sandbox's /etc/passwd and /etc/group: root and the bot's own user only."""
+    (root / "passwd").write_text(
+        f"root:x:0:0:root:/nonexistent:/usr/sbin/nologin\n"
+        f"bot:x:{uid}:{gid}:arena bot:{root / 'work'}:/usr/sbin/nologin\n"
+    )
+    (root / "group").write_text(f"root:x:0:\nbot:x:{gid}:\n")
+    for name in ("passwd", "group"):
+        os.chmod(root / name, 0o644)
+
+
+class _Cleanup:
+    """Kills a bot's processes, ends its uid lease, removes its home and closes its
+    logs, once.  Holds no reference to the BotProcess, so a weakref finalizer can own it."""
+
+    def __init__(self, tree: ProcessTree, home: _Home, logs: LogPump) -> None:
         self._tree = tree
-        self._paths = paths
+        self._home = home
+        self._logs = logs
         self._lock = threading.Lock()
         self._done = False
 
@@ -294,57 +372,72 @@ class _Cleanup:
                 self._tree.kill(grace)
             finally:
                 self._done = True
-                for path in self._paths:
-                    shutil.rmtree(path, ignore_errors=True)
+                try:
+                    self._home.remove()
+                finally:
+                    self._logs.close()
 
 
 def _command_line(
     command: BotCommand,
     level: SandboxLevel,
-    run_dir: Path,
     cwd: Path,
-    workdir: Path,
-    sock_dir: Path,
+    search_path: str,
+    home: _Home,
+    seccomp: int | None,
 ) -> list[str]:
+    identity = home.identity
+    user = (identity.uid, identity.gid) if identity is not None else None
     if level is SandboxLevel.NONE:
-        return list(command.argv)
+        if user is None:
+            return list(command.argv)
+        return rlimit_command(command.argv, None, processes=0, die_with_parent=True, user=user)
     if level is SandboxLevel.LIMITS:
-        # RLIMIT_NPROC counts every task of our uid: allow `processes` more than run now.
-        nproc = command.limits.processes + count_user_tasks(os.getuid())
-        return rlimit_command(command.argv, command.limits, processes=nproc, die_with_parent=True)
-    # In its own user namespace the count starts from zero (bwrap's init included).
+        # RLIMIT_NPROC counts every task of the real uid: a leased uid runs nothing
+        # else; the referee's own uid already runs some, so allow `processes` more.
+        nproc = command.limits.processes
+        if user is None:
+            nproc += count_user_tasks(os.getuid())
+        return rlimit_command(
+            command.argv, command.limits, processes=nproc, die_with_parent=True, user=user
+        )
     inner = rlimit_command(
-        command.argv, command.limits, processes=command.limits.processes, die_with_parent=False
+        command.argv,
+        command.limits,
+        processes=command.limits.processes,  # a uid or a user namespace of its own
+        die_with_parent=False,
+        user=user,
     )
-    # Hide the run directory (other bots' logs) unless the bot's own files live in it.
-    hidden = [] if cwd.is_relative_to(run_dir) else [run_dir]
-    read_only = [*command.read_only_paths, *([cwd] if cwd != workdir else [])]
-    needed = [Path(sys.prefix), Path(sys.executable), cwd, *command.read_only_paths]
-    needed += [Path(arg) for arg in command.argv if os.path.isabs(arg) and os.path.exists(arg)]
+    wrapper = os.path.realpath(sys.executable)
+    read_only = [
+        *runtime_paths(wrapper, cwd, search_path),
+        *runtime_paths(command.argv[0], cwd, search_path),
+        *command.read_only_paths,
+        *([cwd] if cwd != home.work else []),
+    ]
+    files = [(home.root / name, f"/etc/{name}") for name in ("passwd", "group")]
     return parent_bound_command(
         bwrap_command(
             inner,
-            writable=[workdir, sock_dir],
             read_only=read_only,
-            hidden=hidden,
+            writable=[home.work, home.socket.parent],
             chdir=cwd,
-            visible_in_tmp=_tmp_roots(needed),
+            files=files if identity is not None else [],
+            seccomp_fd=seccomp,
         )
     )
 
 
-_TMP = Path("/tmp")
-
-
-def _tmp_roots(paths: list[Path]) -> list[Path]:
-    """The top folders under /tmp holding what the bot needs to run (its program, the
-    Python environment it runs on): bwrap's private /tmp would hide them."""
-    roots: set[Path] = set()
-    for path in paths:
-        for candidate in (path.absolute(), path.resolve()):
-            if candidate != _TMP and candidate.is_relative_to(_TMP):
-                roots.add(_TMP / candidate.relative_to(_TMP).parts[0])
-    return sorted(roots)
+def _seccomp_fd() -> int | None:
+    """A sealed in-memory file holding the seccomp filter, for ``bwrap --seccomp``."""
+    program = filter_program()
+    if program is None:
+        return None
+    fd = os.memfd_create("arena-seccomp", os.MFD_CLOEXEC)
+    os.write(fd, program)
+    os.lseek(fd, 0, os.SEEK_SET)
+    os.set_inheritable(fd, True)
+    return fd
 
 
 def _check_program(command: BotCommand, cwd: Path, path: str) -> None:
@@ -357,15 +450,20 @@ def _check_program(command: BotCommand, cwd: Path, path: str) -> None:
         )
 
 
-def _open_log(run_dir: Path, name: str, stream: str) -> tuple[Path, io.BufferedWriter]:
-    # Two copies of one bot in a run (self-play) get name.stream.log, name.2.stream.log, ...
-    for n in range(1, 1000):
-        path = run_dir / (f"{name}.{stream}.log" if n == 1 else f"{name}.{n}.{stream}.log")
-        try:
-            return path, open(path, "xb")  # the caller closes it after Popen
-        except FileExistsError:
-            continue
-    raise HostingError(f"too many {stream} logs for bot {name!r} in {run_dir}")
+def _check_reachable(
+    command: BotCommand, level: SandboxLevel, cwd: Path, path: str, identity: SeatIdentity
+) -> None:
+    """Outside bwrap a bot of its own uid sees the host's files with that uid's rights:
+    say which path closes the way, rather than let the exec fail with EACCES."""
+    needed = [*runtime_paths(command.argv[0], cwd, path), cwd, *command.read_only_paths]
+    for target in needed:
+        problem = path_problem(target, identity.uid, identity.gid)
+        if problem is not None:
+            raise BotStartError(
+                f"bot {command.name!r} ({command.source}) runs as uid {identity.uid} at the "
+                f"{level.value!r} level, and {problem}: install what it needs where other "
+                f"users can read it, or use the bwrap level"
+            )
 
 
 def _tail(path: Path, lines: int) -> str:

@@ -1,21 +1,23 @@
 """How tightly a bot process is confined, and the command lines that do it.
 
-``none``    own process group and session, scrubbed environment, temporary working
-            directory; no limits.
+``none``    own process group and session, scrubbed environment, its own working
+            directory, stdout and stderr capped; no limits.
 ``limits``  the same plus rlimits (CPU, address space, file size, open files,
             processes, no core files), applied by a tiny Python wrapper that then
-            ``exec``s the bot, and the bot is killed if the thread that started it dies.
-``bwrap``   the same inside bubblewrap: no network, read-only filesystem except its
-            own working directory, socket directory and a private /tmp, its own pid
-            namespace, running as uid/gid 65534 in a user namespace, killed with its parent.
+            ``exec``s the bot, killed when the referee dies, ``no_new_privs``.
+``bwrap``   the same inside bubblewrap: a filesystem built from an allow-list
+            (:mod:`arena.hosting.allowlist`), no network, its own pid, IPC and UTS
+            namespaces, a seccomp filter (:mod:`arena.hosting.seccomp`).
 
-The rlimit wrapper runs the referee's own interpreter with ``-I -S``, so it needs
-nothing but the standard library and works for bots in any language.
+Who the bot runs as (:mod:`arena.hosting.identity`): under a root referee, at every
+level, a uid of its own from the arena's range, set by the wrapper just before the
+``exec`` (under bwrap, inside the sandbox: bwrap runs as root to bind what the bot
+needs, then the bot drops to its uid).  Under an ordinary user, bwrap gives the bot
+uid 65534 in a user namespace of its own (the user's uid outside), and the ``none``
+and ``limits`` levels run bots as the user: they share its identity.
 
-Run the referee as an ordinary user. bwrap maps the sandbox's uid 65534 to the
-uid that started it, so under a root referee a bot is root outside the sandbox:
-it can read root-only files (though not write: the filesystem is read-only) and
-RLIMIT_NPROC is not enforced.
+The wrapper runs the referee's own interpreter with ``-I -S``, so it needs nothing
+but the standard library and works for bots in any language.
 """
 
 from __future__ import annotations
@@ -32,12 +34,12 @@ from enum import Enum
 from pathlib import Path
 
 from arena.hosting._proctree import ProcessTree, ensure_child_subreaper
+from arena.hosting.allowlist import system_binds
 from arena.hosting.errors import HostingError
 from arena.hosting.limits import Limits
 
 __all__ = [
-    "SANDBOX_GID",
-    "SANDBOX_UID",
+    "NOBODY",
     "SandboxLevel",
     "bwrap_command",
     "bwrap_problem",
@@ -46,9 +48,8 @@ __all__ = [
     "rlimit_command",
 ]
 
-#: The uid and gid a bot runs as under bwrap (the conventional "nobody").
-SANDBOX_UID = 65534
-SANDBOX_GID = 65534
+#: The uid and gid a bot has inside bwrap's user namespace when the referee is not root.
+NOBODY = 65534
 
 _PROBE_TIMEOUT = 10.0
 _PROBE_ENV = "ARENA_BWRAP_PROBE"  # marks the probe's processes, to find them all again
@@ -97,7 +98,7 @@ def bwrap_problem() -> str | None:
     """
     if shutil.which("bwrap") is None:
         return "bwrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
-    argv = bwrap_command(["true"], writable=(), read_only=(), hidden=(), chdir=Path("/"))
+    argv = bwrap_command(["true"], read_only=(), writable=(), chdir=Path("/"))
     # bwrap can exit a moment before the sandbox's init does; that orphan goes to the
     # nearest child subreaper, so become one (as for every bot) and reap it like a bot.
     ensure_child_subreaper()
@@ -129,60 +130,90 @@ def bwrap_problem() -> str | None:
 def bwrap_command(
     argv: Sequence[str],
     *,
-    writable: Sequence[Path],
     read_only: Sequence[Path],
-    hidden: Sequence[Path],
+    writable: Sequence[Path],
     chdir: Path,
-    visible_in_tmp: Sequence[Path] = (),
+    files: Sequence[tuple[Path, str]] = (),
+    seccomp_fd: int | None = None,
 ) -> list[str]:
     """The bubblewrap command line that runs ``argv`` confined.
 
-    Every path stays at the same place inside the sandbox, so the socket address
-    and working directory mean the same thing to the bot and to the referee.
-    The bot gets a private, empty ``/tmp``; ``visible_in_tmp`` folders under it stay
-    readable (a clone or virtualenv that lives in /tmp).  ``hidden`` directories are
-    then covered with an empty tmpfs (the run directory, so a bot cannot read its
-    opponents' logs); ``read_only`` and then ``writable`` directories are bound on
-    top, in that order.
+    The sandbox's root holds only the system runtime (:func:`system_binds`), then
+    ``read_only`` and ``writable`` paths at their own places (so the socket address
+    and working directory mean the same to the bot and to the referee), and ``files``:
+    ``(source, destination)`` pairs bound read-only (the sandbox's /etc/passwd).
+    Under a root referee bwrap creates the namespaces as root and keeps only the
+    capabilities the wrapper inside needs to drop to the bot's own uid; otherwise the
+    bot is uid 65534 in a user namespace of its own.
     """
     bwrap = shutil.which("bwrap") or "bwrap"
-    command = [
-        bwrap,
-        "--unshare-all",  # user, pid, network, ipc, uts, cgroup namespaces
-        "--unshare-user",  # ...and fail rather than continue without a user namespace
+    command = [bwrap]
+    if os.geteuid() == 0:
+        command += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    else:
+        command += ["--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY)]
+    command += [
         "--unshare-pid",
-        "--uid", str(SANDBOX_UID),
-        "--gid", str(SANDBOX_GID),
+        "--unshare-net",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
         "--die-with-parent",
-        "--ro-bind", "/", "/",
+        "--new-session",  # no controlling terminal to push input into
+        *system_binds(),
         "--proc", "/proc",
         "--dev", "/dev",
-        "--tmpfs", "/tmp",
+        "--perms", "1777", "--tmpfs", "/tmp",  # private, and writable whoever the bot is
     ]  # fmt: skip
-    for path in visible_in_tmp:
-        command += ["--ro-bind", str(path), str(path)]
-    for path in hidden:
-        command += ["--tmpfs", str(path)]
+    read_only = list(dict.fromkeys(Path(path) for path in read_only))
+    writable = list(dict.fromkeys(Path(path) for path in writable))
+    for folder in _folders_above([*read_only, *writable]):
+        command += ["--perms", "0755", "--dir", str(folder)]
+    for source, destination in files:
+        command += ["--ro-bind", str(source), destination]
     for path in read_only:
         command += ["--ro-bind", str(path), str(path)]
     for path in writable:
         command += ["--bind", str(path), str(path)]
+    if seccomp_fd is not None:
+        command += ["--seccomp", str(seccomp_fd)]
     command += ["--chdir", str(chdir), "--", *argv]
     return command
+
+
+def _folders_above(paths: Sequence[Path]) -> list[Path]:
+    """The folders bwrap must create above ``paths``, parents first.  Made explicitly
+    so that they are searchable: bwrap would copy a root-only home's mode 700, and a
+    bot that has dropped to its own uid could not pass through to its runtime."""
+    covered = [Path(top) for top in ("/usr", "/proc", "/dev")] + list(paths)
+    needed: set[Path] = set()
+    for path in paths:
+        for folder in path.parents:
+            if folder == Path("/") or folder == Path("/tmp"):
+                continue
+            if not any(folder == c or folder.is_relative_to(c) for c in covered):
+                needed.add(folder)
+    return sorted(needed, key=lambda folder: len(folder.parts))
 
 
 # Runs as `python -I -S -c _WRAPPER <settings...> -- <bot argv...>`: sets the limits on
 # itself, optionally arranges to die with its parent, and execs the bot in its place.
 _WRAPPER = """\
-import os, resource, sys
+import ctypes, os, resource, signal, sys
 sep = sys.argv.index("--")
 for spec in sys.argv[1:sep]:
     what, _, value = spec.partition("=")
     if what == "pdeathsig":
-        import ctypes, signal
         ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
         if os.getppid() != int(value):
             os._exit(137)  # the parent died before prctl took effect
+    elif what == "user":
+        uid, gid = (int(part) for part in value.split(":"))
+        os.setgroups([])
+        os.setresgid(gid, gid, gid)
+        os.setresuid(uid, uid, uid)
+    elif what == "nnp":
+        ctypes.CDLL(None).prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS: no setuid gains
     else:
         soft, hard = value.split(":")
         resource.setrlimit(getattr(resource, what), (int(soft), int(hard)))
@@ -190,34 +221,44 @@ argv = sys.argv[sep + 1:]
 try:
     os.execvp(argv[0], argv)
 except OSError as exc:
-    sys.stderr.write("arena: cannot run %r: %s\\n" % (argv[0], exc.strerror or exc))
+    sys.stderr.write("arena: cannot run %r as uid %d: %s\\n" % (argv[0], os.getuid(), exc.strerror or exc))
     sys.exit(127)
 """
 
 
 def rlimit_command(
-    argv: Sequence[str], limits: Limits, *, processes: int, die_with_parent: bool
+    argv: Sequence[str],
+    limits: Limits | None,
+    *,
+    processes: int,
+    die_with_parent: bool,
+    user: tuple[int, int] | None = None,
 ) -> list[str]:
-    """A command line that runs ``argv`` with ``limits`` applied.
+    """A command line that runs ``argv`` with ``limits`` applied (none: no limits), as
+    ``user`` (uid, gid; none: as this process), with ``no_new_privs`` set.
 
     ``processes`` is the RLIMIT_NPROC value to use, which the caller computes
-    because its meaning depends on the user namespace (see :class:`Limits`).
+    because its meaning depends on who the bot runs as (see :class:`Limits`).
     """
-    settings = {
-        "RLIMIT_CPU": (limits.cpu_seconds, limits.cpu_seconds + 1),  # SIGXCPU, then SIGKILL
-        "RLIMIT_AS": (limits.memory_mb * _MB,) * 2,
-        "RLIMIT_FSIZE": (limits.file_size_mb * _MB,) * 2,
-        "RLIMIT_NOFILE": (limits.open_files,) * 2,
-        "RLIMIT_NPROC": (processes,) * 2,
-        "RLIMIT_CORE": (0, 0),
-    }
     specs = _death_with_parent() if die_with_parent else []
-    for name, (soft, hard) in settings.items():
-        # An unprivileged process cannot raise a hard limit: never ask for more than we have.
-        current = resource.getrlimit(getattr(resource, name))[1]
-        if current != resource.RLIM_INFINITY:
-            soft, hard = min(soft, current), min(hard, current)
-        specs.append(f"{name}={soft}:{hard}")
+    if limits is not None:
+        settings = {
+            "RLIMIT_CPU": (limits.cpu_seconds, limits.cpu_seconds + 1),  # SIGXCPU, then SIGKILL
+            "RLIMIT_AS": (limits.memory_mb * _MB,) * 2,
+            "RLIMIT_FSIZE": (limits.file_size_mb * _MB,) * 2,
+            "RLIMIT_NOFILE": (limits.open_files,) * 2,
+            "RLIMIT_NPROC": (processes,) * 2,
+            "RLIMIT_CORE": (0, 0),
+        }
+        for name, (soft, hard) in settings.items():
+            # An unprivileged process cannot raise a hard limit: never ask for more than we have.
+            current = resource.getrlimit(getattr(resource, name))[1]
+            if current != resource.RLIM_INFINITY:
+                soft, hard = min(soft, current), min(hard, current)
+            specs.append(f"{name}={soft}:{hard}")
+    if user is not None:
+        specs.append(f"user={user[0]}:{user[1]}")
+    specs.append("nnp")
     return _wrapped(specs, argv)
 
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import sys
+import tempfile
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -14,6 +17,8 @@ from arena.hosting import BotCommand, BotProcess, Limits
 from arena.testing.processes import processes_with
 
 BOTS = Path(__file__).parent / "bots"
+# An interpreter the bots' own uids can run (tests/conftest.py); the test's own otherwise.
+BOT_PYTHON = os.environ.get("ARENA_BOT_PYTHON", sys.executable)
 
 
 def bot_command(
@@ -25,14 +30,18 @@ def bot_command(
     limits: Limits | None = None,
 ) -> BotCommand:
     """A command running one of the scripts in bots/ with the test's interpreter."""
-    argv = (sys.executable, str(BOTS / script), *args)
-    return BotCommand(name, argv, cwd=cwd, env=env or {}, limits=limits or Limits())
+    argv = (BOT_PYTHON, str(BOTS / script), *args)
+    return BotCommand(
+        name, argv, cwd=cwd, env=env or {}, limits=limits or Limits(), read_only_paths=(BOTS, Path(sys.prefix))
+    )
 
 
 def python_command(
     code: str, *args: str, name: str = "testbot", limits: Limits | None = None
 ) -> BotCommand:
-    return BotCommand(name, (sys.executable, "-c", code, *args), limits=limits or Limits())
+    return BotCommand(
+        name, (BOT_PYTHON, "-c", code, *args), limits=limits or Limits(), read_only_paths=(Path(sys.prefix),)
+    )
 
 
 def marker_pids(marker: str) -> list[int]:
@@ -74,3 +83,13 @@ def marker() -> str:
 @pytest.fixture
 def run_dir(tmp_path: Path) -> Path:
     return tmp_path / "run"
+
+
+@pytest.fixture
+def open_dir() -> Iterator[Path]:
+    """A folder bots of any uid can read (pytest's own are root-only when run as root):
+    outside bwrap, a bot's folder must be readable by the uid it runs as."""
+    folder = Path(tempfile.mkdtemp(prefix="arena-test-open-"))
+    folder.chmod(0o755)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)

@@ -16,7 +16,7 @@ from arena.hosting import BotProcess, SandboxLevel
 from arena.hosting.sandbox import parent_bound_command
 from arena.testing.processes import parent_pid, zombie_children
 
-from .conftest import BOTS, bot_command, marker_pids, python_command, wait_for, wait_stdout
+from .conftest import BOT_PYTHON, BOTS, bot_command, marker_pids, python_command, wait_for, wait_stdout
 
 LEVELS = [SandboxLevel.NONE, SandboxLevel.LIMITS]
 
@@ -102,7 +102,7 @@ def test_bots_are_killed_when_the_referee_dies_of_an_exception(marker: str, tmp_
         from arena.hosting import BotCommand, BotProcess, SandboxLevel
         bots = [
             BotProcess.start(
-                BotCommand("b", (sys.executable, {str(BOTS / "tree.py")!r}, mode, {marker!r})),
+                BotCommand("b", ({BOT_PYTHON!r}, {str(BOTS / "tree.py")!r}, mode, {marker!r})),
                 SandboxLevel.LIMITS,
                 Path({str(tmp_path)!r}),
             )
@@ -129,7 +129,7 @@ def test_bot_dies_when_the_referee_is_sigkilled(marker: str, tmp_path: Path) -> 
         import sys, time
         from pathlib import Path
         from arena.hosting import BotCommand, BotProcess, SandboxLevel
-        command = BotCommand("b", (sys.executable, "-c", "import time; time.sleep(60)", {marker!r}))
+        command = BotCommand("b", ({BOT_PYTHON!r}, "-c", "import time; time.sleep(60)", {marker!r}))
         bot = BotProcess.start(command, SandboxLevel.LIMITS, Path({str(tmp_path)!r}))
         print(bot.pid, flush=True)
         time.sleep(60)

@@ -69,15 +69,19 @@ def test_cwd_is_a_fresh_work_dir(level: SandboxLevel, run_dir: Path) -> None:
     report = run_report(bot_command("report.py"), level, run_dir)
     workdir = Path(report["workdir"])
     assert report["cwd"] == str(workdir)
-    assert workdir.parent.parent == run_dir.resolve()
+    assert not workdir.is_relative_to(run_dir.resolve()), "homes live apart from the logs"
     assert workdir.name == "work"
-    assert workdir.parent.name.startswith("testbot-")
+    if os.geteuid() == 0:  # a home per leased uid
+        assert workdir.parent.name == f"seat-{report['uid']}"
+        assert report["uid"] != 0
+    else:
+        assert workdir.parent.name.startswith("testbot-")
     assert not workdir.exists(), "the per-bot directory is removed by kill()"
 
 
-def test_cwd_from_command(tmp_path: Path, run_dir: Path) -> None:
-    report = run_report(bot_command("report.py", cwd=tmp_path), SandboxLevel.NONE, run_dir)
-    assert report["cwd"] == str(tmp_path.resolve())
+def test_cwd_from_command(open_dir: Path, run_dir: Path) -> None:
+    report = run_report(bot_command("report.py", cwd=open_dir), SandboxLevel.NONE, run_dir)
+    assert report["cwd"] == str(open_dir.resolve())
     assert report["env"]["HOME"] == report["workdir"]
 
 
