@@ -32,7 +32,12 @@ def bot_command(
     """A command running one of the scripts in bots/ with the test's interpreter."""
     argv = (BOT_PYTHON, str(BOTS / script), *args)
     return BotCommand(
-        name, argv, cwd=cwd, env=env or {}, limits=limits or Limits(), read_only_paths=(BOTS, Path(sys.prefix))
+        name,
+        argv,
+        cwd=cwd,
+        env=env or {},
+        limits=limits or Limits(),
+        read_only_paths=(BOTS, Path(sys.prefix)),
     )
 
 
@@ -40,7 +45,10 @@ def python_command(
     code: str, *args: str, name: str = "testbot", limits: Limits | None = None
 ) -> BotCommand:
     return BotCommand(
-        name, (BOT_PYTHON, "-c", code, *args), limits=limits or Limits(), read_only_paths=(Path(sys.prefix),)
+        name,
+        (BOT_PYTHON, "-c", code, *args),
+        limits=limits or Limits(),
+        read_only_paths=(Path(sys.prefix),),
     )
 
 

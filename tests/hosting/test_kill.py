@@ -16,7 +16,15 @@ from arena.hosting import BotProcess, SandboxLevel
 from arena.hosting.sandbox import parent_bound_command
 from arena.testing.processes import parent_pid, zombie_children
 
-from .conftest import BOT_PYTHON, BOTS, bot_command, marker_pids, python_command, wait_for, wait_stdout
+from .conftest import (
+    BOT_PYTHON,
+    BOTS,
+    bot_command,
+    marker_pids,
+    python_command,
+    wait_for,
+    wait_stdout,
+)
 
 LEVELS = [SandboxLevel.NONE, SandboxLevel.LIMITS]
 
