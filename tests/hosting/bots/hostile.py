@@ -1,0 +1,105 @@
+"""Test bot: an attacker that knows everything about the host (paths, pids), written
+from docs/PROTOCOL.md alone.  It tries each attack named in its arguments, prints one
+JSON object {attack: outcome} on stdout, then sleeps until killed.
+
+Attacks: read=PATH, listdir=PATH, write=PATH, connect=UNIX_SOCKET_PATH,
+signal=PID (SIGSTOP), ptrace=PID (PTRACE_ATTACH), fork=N (forks N sleepers, says how
+many it got), escape=MARKER (setsid, double fork, exec with an empty environment),
+flood=BYTES (writes that much to stdout and to stderr), syscall=NAME (unshare,
+keyctl, bpf, mount: raw calls a bot has no need for).  Never imports arena.
+"""
+
+import ctypes
+import json
+import os
+import signal
+import socket
+import sys
+import time
+
+libc = ctypes.CDLL(None, use_errno=True)
+
+
+def outcome(call):  # type: ignore[no-untyped-def]
+    try:
+        result = call()
+    except OSError as exc:
+        return f"{type(exc).__name__}: {exc.strerror}"
+    return result
+
+
+def raw(number: int, *args: int) -> str:
+    if libc.syscall(number, *args) == -1:
+        return f"OSError: {os.strerror(ctypes.get_errno())}"
+    return "ok"
+
+
+SYSCALLS = {  # x86-64 numbers
+    "unshare": (272, 0x10000000),  # CLONE_NEWUSER
+    "keyctl": (250, 0, 0),  # KEYCTL_GET_KEYRING_ID
+    "bpf": (321, 0, 0, 0),
+    "mount": (165, 0, 0, 0, 0, 0),
+}
+
+
+def attack(kind: str, value: str) -> object:
+    if kind == "read":
+        return outcome(lambda: "read " + repr(open(value, "rb").read(64)))
+    if kind == "listdir":
+        return outcome(lambda: ",".join(sorted(os.listdir(value))))
+    if kind == "write":
+        return outcome(lambda: open(value, "w").write("pwned") and "written")
+    if kind == "connect":
+
+        def connect() -> str:
+            with socket.socket(socket.AF_UNIX) as sock:
+                sock.connect(value)
+            return "connected"
+
+        return outcome(connect)
+    if kind == "signal":
+        return outcome(lambda: os.kill(int(value), signal.SIGSTOP) or "stopped")
+    if kind == "ptrace":
+        if libc.ptrace(16, int(value), 0, 0) == -1:  # PTRACE_ATTACH
+            return f"OSError: {os.strerror(ctypes.get_errno())}"
+        return "attached"
+    if kind == "fork":
+        got = 0
+        for _ in range(int(value)):
+            try:
+                if os.fork() == 0:
+                    time.sleep(600)
+                    os._exit(0)
+            except OSError:
+                break
+            got += 1
+        return got
+    if kind == "escape":
+        read_end, write_end = os.pipe()
+        if os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:
+                os.write(write_end, b"x")
+                os.execve("/bin/sleep", [f"escaped-sleep-{value}", "600"], {})
+            os._exit(0)
+        os.wait()
+        os.read(read_end, 1)
+        return "escaped"
+    if kind == "flood":
+        chunk = b"x" * 65536
+        for _ in range(int(value) // len(chunk)):
+            os.write(1, chunk)
+            os.write(2, chunk)
+        return "flooded"
+    if kind == "syscall":
+        return raw(*SYSCALLS[value])
+    return f"unknown attack {kind}"
+
+
+report = {"uid": os.getuid(), "pid": os.getpid()}
+for arg in sys.argv[1:]:
+    kind, _, value = arg.partition("=")
+    report[arg] = attack(kind, value)
+print("\n" + json.dumps(report), flush=True)
+while True:
+    time.sleep(60)
