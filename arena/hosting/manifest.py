@@ -8,6 +8,8 @@ working_directory = "."             # optional, relative to this file's folder
 memory_mb = 1024
 [env]                               # optional, extra environment variables
 GREEDY_DEPTH = "3"
+[sandbox]                           # optional
+read_only = ["/opt/models"]         # more paths it may read under bwrap (relative: to this file)
 ```
 
 Without ``working_directory`` a bot starts in an empty temporary directory, so a
@@ -33,7 +35,7 @@ RESERVED_ENV_PREFIX = "ARENA_"
 
 _NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_TOP_LEVEL = ("name", "command", "working_directory", "limits", "env")
+_TOP_LEVEL = ("name", "command", "working_directory", "limits", "env", "sandbox")
 _LIMIT_FIELDS = tuple(f.name for f in fields(Limits))
 
 
@@ -90,6 +92,7 @@ class _Reader:
             env=self.env(data),
             limits=self.limits(data),
             source=str(self.path),
+            read_only_paths=self.read_only(data),
         )
 
     def name(self, data: Mapping[str, object]) -> str:
@@ -147,6 +150,26 @@ class _Reader:
                 raise self.error(f"limits.{key}", f"must be a positive integer, got {value!r}")
             values[key] = value
         return Limits(**values)
+
+    def read_only(self, data: Mapping[str, object]) -> tuple[Path, ...]:
+        table = data.get("sandbox", {})
+        if not isinstance(table, dict):
+            raise self.error("sandbox", f"must be a table, got {table!r}")
+        for key in table:
+            if key != "read_only":
+                raise self.error(f"sandbox.{key}", "is not a sandbox setting (expected read_only)")
+        paths = table.get("read_only", [])
+        if not isinstance(paths, list) or not all(isinstance(p, str) and p for p in paths):
+            raise self.error("sandbox.read_only", f"must be a list of paths, got {paths!r}")
+        resolved = []
+        for text in paths:
+            path = (self.path.parent / text).resolve()
+            if not path.exists():
+                raise self.error(
+                    "sandbox.read_only", f"names {text!r}, which does not exist ({path})"
+                )
+            resolved.append(path)
+        return tuple(resolved)
 
     def env(self, data: Mapping[str, object]) -> dict[str, str]:
         table = data.get("env", {})

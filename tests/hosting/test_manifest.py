@@ -141,3 +141,27 @@ def test_missing_file(tmp_path: Path) -> None:
 def test_limits_reject_bad_values_directly() -> None:
     with pytest.raises(ValueError, match=r"Limits\.memory_mb must be a positive integer"):
         Limits(memory_mb=0)
+
+
+def test_sandbox_read_only_paths(tmp_path: Path) -> None:
+    (tmp_path / "models").mkdir()
+    manifest = tmp_path / "bot.toml"
+    manifest.write_text(
+        'name = "b"\ncommand = "x"\n[sandbox]\nread_only = ["models", "/usr/share"]\n'
+    )
+    assert load_manifest(manifest).read_only_paths == (tmp_path / "models", Path("/usr/share"))
+
+
+@pytest.mark.parametrize(
+    ("text", "field"),
+    [
+        ('[sandbox]\nread_only = "models"', "sandbox.read_only"),
+        ('[sandbox]\nread_only = ["no-such-folder"]', "sandbox.read_only"),
+        ("[sandbox]\nwritable = []", "sandbox.writable"),
+    ],
+)
+def test_bad_sandbox_tables_are_named(tmp_path: Path, text: str, field: str) -> None:
+    manifest = tmp_path / "bot.toml"
+    manifest.write_text(f'name = "b"\ncommand = "x"\n{text}\n')
+    with pytest.raises(ManifestError, match=rf"bot\.toml:\d+: field '{field}'"):
+        load_manifest(manifest)
