@@ -21,7 +21,6 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-from collections.abc import Iterable
 from pathlib import Path
 
 __all__ = ["ETC_FILES", "SYSTEM_DIRS", "python_import_roots", "runtime_paths", "system_binds"]
@@ -100,7 +99,7 @@ def _venv_home(config: Path) -> Path | None:
     return None
 
 
-def python_import_roots(modules: Iterable[object] | None = None) -> list[Path]:
+def python_import_roots() -> list[Path]:
     """Where the modules this process has imported live: its Python prefixes (the
     environment and the Python it was made from), and outside them the top-level
     package folder (or single module file) of each.
@@ -109,21 +108,24 @@ def python_import_roots(modules: Iterable[object] | None = None) -> list[Path]:
     plugins that registered it), often from a source checkout (an editable install),
     so those folders are bound read-only; the checkout around them is not.
     """
-    prefixes = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
-    roots: set[Path] = set()
-    for module in list(modules if modules is not None else sys.modules.values()):
-        name = getattr(module, "__name__", "")
-        top = sys.modules.get(name.partition(".")[0])
-        for location in _locations(top):
-            if not any(location.is_relative_to(prefix) for prefix in prefixes):
-                roots.add(location)
-    return sorted(roots | prefixes)
+    prefixes = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+    inside = tuple(prefix.rstrip(os.sep) + os.sep for prefix in prefixes)
+    roots: set[str] = set()
+    for top in {name.partition(".")[0] for name in list(sys.modules)}:
+        if top not in _locations:  # where a package lives does not change: look once
+            _locations[top] = _where(sys.modules.get(top))
+        roots.update(path for path in _locations[top] if not path.startswith(inside))
+    return sorted(Path(path) for path in roots | prefixes)
 
 
-def _locations(module: object) -> list[Path]:
+_locations: dict[str, list[str]] = {}
+
+
+def _where(module: object) -> list[str]:
     file = getattr(module, "__file__", None)
     if file:
-        path = Path(file).resolve()
-        return [path.parent if path.stem == "__init__" else path]
+        path = os.path.realpath(file)
+        package = os.path.basename(path).startswith("__init__.")  # .py, .pyc or compiled
+        return [os.path.dirname(path) if package else path]
     # A namespace package: every folder it spans.
-    return [Path(entry).resolve() for entry in getattr(module, "__path__", None) or ()]
+    return [os.path.realpath(entry) for entry in getattr(module, "__path__", None) or ()]

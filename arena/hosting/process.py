@@ -455,7 +455,7 @@ def _check_reachable(
 ) -> None:
     """Outside bwrap a bot of its own uid sees the host's files with that uid's rights:
     say which path closes the way, rather than let the exec fail with EACCES."""
-    needed = [*runtime_paths(command.argv[0], cwd, path), cwd, *command.read_only_paths]
+    needed = [*runtime_paths(command.argv[0], cwd, path), cwd]
     for target in needed:
         problem = path_problem(target, identity.uid, identity.gid)
         if problem is not None:
