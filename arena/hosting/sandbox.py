@@ -54,6 +54,7 @@ NOBODY = 65534
 _PROBE_TIMEOUT = 10.0
 _PROBE_ENV = "ARENA_BWRAP_PROBE"  # marks the probe's processes, to find them all again
 _MB = 1024 * 1024
+_TMP_BYTES = 256 * _MB  # the private /tmp under bwrap (a tmpfs, so memory)
 
 
 class SandboxLevel(Enum):
@@ -163,7 +164,8 @@ def bwrap_command(
         *system_binds(),
         "--proc", "/proc",
         "--dev", "/dev",
-        "--perms", "1777", "--tmpfs", "/tmp",  # private, and writable whoever the bot is
+        # Private, writable whoever the bot is, and in memory: so capped.
+        "--perms", "1777", "--size", str(_TMP_BYTES), "--tmpfs", "/tmp",
     ]  # fmt: skip
     read_only = list(dict.fromkeys(Path(path) for path in read_only))
     writable = list(dict.fromkeys(Path(path) for path in writable))
@@ -175,6 +177,7 @@ def bwrap_command(
         command += ["--ro-bind", str(path), str(path)]
     for path in writable:
         command += ["--bind", str(path), str(path)]
+    command += ["--remount-ro", "/"]  # the sandbox's own root: nothing to write there
     if seccomp_fd is not None:
         command += ["--seccomp", str(seccomp_fd)]
     command += ["--chdir", str(chdir), "--", *argv]
