@@ -6,6 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 REFERENCE_STAMP := $(VENV)/.reference
 JS_STAMP := sample_bots/js/node_modules/.package-lock.json
+JS_PROTO := sample_bots/js/protos/arena/proto/bot.proto
 
 COMPILED := build/compiled/MODULES
 
@@ -27,6 +28,11 @@ $(JS_STAMP): sample_bots/js/package-lock.json
 	  cd sample_bots/js && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error; \
 	else echo "warning: npm not found; the JavaScript bot will not run"; fi
 
+# The JavaScript kit loads the protocol from protos/ beside bot.js: a sandboxed bot sees
+# only its own folder, and a submitted one travels alone.
+$(JS_PROTO): protos/arena/proto/bot.proto
+	mkdir -p $(dir $@) && cp $< $@
+
 # OpenSpiel is the reference for the differential test and the benchmark. Where it
 # cannot be installed, those skip and say why; nothing else depends on it.
 $(REFERENCE_STAMP): $(STAMP)
@@ -35,7 +41,7 @@ $(REFERENCE_STAMP): $(STAMP)
 	touch $@
 
 # The main job: a small ladder of the sample bots, ending with the leaderboard.
-run: $(STAMP) $(JS_STAMP)
+run: $(STAMP) $(JS_STAMP) $(JS_PROTO)
 	rm -rf runs/samples && mkdir -p runs/samples
 	$(BIN)/arena ladder create ladders/samples.toml --db runs/samples/samples.sqlite
 	$(BIN)/arena ladder run runs/samples/samples.sqlite
@@ -43,7 +49,7 @@ run: $(STAMP) $(JS_STAMP)
 # The whole suite; then, where a C compiler is at hand, the whole suite again against
 # the compiled copy (mypyc checks declared types at run time, so it can fail where
 # Python did not).
-test: $(STAMP) $(REFERENCE_STAMP) $(JS_STAMP)
+test: $(STAMP) $(REFERENCE_STAMP) $(JS_STAMP) $(JS_PROTO)
 	$(BIN)/python -m pytest -q
 	@if $(BIN)/python tools/compiled.py --check; then \
 	  $(MAKE) --no-print-directory compiled && \
@@ -82,4 +88,4 @@ proto: $(STAMP)
 	$(BIN)/python -m grpc_tools.protoc -Iprotos --python_out=. --grpc_python_out=. --pyi_out=. protos/arena/proto/bot.proto
 
 clean:
-	rm -rf $(VENV) build .pytest_cache .mypy_cache .ruff_cache .hypothesis runs sample_bots/js/node_modules
+	rm -rf $(VENV) build .pytest_cache .mypy_cache .ruff_cache .hypothesis runs sample_bots/js/node_modules sample_bots/js/protos

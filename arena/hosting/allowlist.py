@@ -28,8 +28,11 @@ __all__ = ["ETC_FILES", "SYSTEM_DIRS", "python_import_roots", "runtime_paths", "
 #: The system runtime every bot gets, read-only (links are recreated as links).
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 #: The /etc entries a program may need to start: the dynamic linker's cache and
-#: configuration, name-service switch, time zone, hosts, the alternatives links.
+#: configuration, name-service switch, time zone, hosts, the alternatives links,
+#: OpenSSL's configuration (Node.js will not start without reading it).
 ETC_FILES = (
+    "ssl/openssl.cnf",
+    "ssl/certs",
     "ld.so.cache",
     "ld.so.conf",
     "ld.so.conf.d",
@@ -49,10 +52,16 @@ def system_binds() -> list[str]:
             args += ["--symlink", os.readlink(path), top]
         elif path.is_dir():
             args += ["--ro-bind", top, top]
+    made = {Path("/")}
     for name in ETC_FILES:
         path = Path("/etc", name)
-        if path.exists():
-            args += ["--ro-bind", str(path), str(path)]
+        if not path.exists():
+            continue
+        for folder in reversed(path.parents):
+            if folder not in made:  # made searchable: bwrap would make them root-only
+                args += ["--perms", "0755", "--dir", str(folder)]
+                made.add(folder)
+        args += ["--ro-bind", str(path), str(path)]
     return args
 
 

@@ -2,8 +2,8 @@
 
 ```toml
 name = "greedy-gin"                 # required, [A-Za-z0-9._-]+
-command = "python bot.py --fast"    # required: a shell-like string (shlex.split) or a list
-working_directory = "."             # optional, relative to this file's folder
+command = "{python} bot.py --fast"  # required: a shell-like string (shlex.split) or a list
+working_directory = "."             # optional, relative to this file's folder (default: ".")
 [limits]                            # optional, any of the Limits fields
 memory_mb = 1024
 [env]                               # optional, extra environment variables
@@ -12,14 +12,18 @@ GREEDY_DEPTH = "3"
 read_only = ["/opt/models"]         # more paths it may read under bwrap (relative: to this file)
 ```
 
-Without ``working_directory`` a bot starts in an empty temporary directory, so a
-command that names files next to the manifest needs ``working_directory = "."``.
+A bot starts in its manifest's folder unless ``working_directory`` names another
+(its writable folder is ``$HOME``).  ``{python}`` as the program is the interpreter the
+arena serves its own Python bots with (``ARENA_BOT_PYTHON``, else the arena's own), so
+a Python bot using ``arena.sdk`` needs no activated virtual environment.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -28,7 +32,26 @@ from arena.hosting.errors import ManifestError
 from arena.hosting.limits import Limits
 from arena.tomlfile import TomlDocument, read_toml
 
-__all__ = ["RESERVED_ENV_PREFIX", "BotCommand", "load_manifest"]
+__all__ = [
+    "BOT_PYTHON_ENV",
+    "PYTHON_PLACEHOLDER",
+    "RESERVED_ENV_PREFIX",
+    "BotCommand",
+    "bot_python",
+    "load_manifest",
+]
+
+#: The program name that stands for the arena's Python (see the module docstring).
+PYTHON_PLACEHOLDER = "{python}"
+#: The interpreter that serves Python bots instead of the arena's own: a root
+#: referee's bots run as unprivileged uids, which outside bwrap must be able to reach
+#: it (a Python under root's home, mode 700, they cannot).
+BOT_PYTHON_ENV = "ARENA_BOT_PYTHON"
+
+
+def bot_python() -> str:
+    """The interpreter Python bots run on: ``ARENA_BOT_PYTHON``, else the arena's own."""
+    return os.environ.get(BOT_PYTHON_ENV) or sys.executable
 
 #: Variables with this prefix are set by the arena and cannot come from a manifest.
 RESERVED_ENV_PREFIX = "ARENA_"
@@ -92,7 +115,7 @@ class _Reader:
             env=self.env(data),
             limits=self.limits(data),
             source=str(self.path),
-            read_only_paths=self.read_only(data),
+            read_only_paths=self.read_only(data) + self.python_packages(data),
         )
 
     def name(self, data: Mapping[str, object]) -> str:
@@ -120,11 +143,13 @@ class _Reader:
             raise self.error("command", f"must be a string or a list of strings, got {command!r}")
         if not argv or not argv[0]:
             raise self.error("command", "must name a program to run")
+        if argv[0] == PYTHON_PLACEHOLDER:
+            argv[0] = bot_python()
         return tuple(argv)
 
-    def working_directory(self, data: Mapping[str, object]) -> Path | None:
+    def working_directory(self, data: Mapping[str, object]) -> Path:
         if "working_directory" not in data:
-            return None
+            return self.path.parent.resolve()
         value = data["working_directory"]
         if not isinstance(value, str) or not value:
             raise self.error("working_directory", f"must be a non-empty string, got {value!r}")
@@ -150,6 +175,16 @@ class _Reader:
                 raise self.error(f"limits.{key}", f"must be a positive integer, got {value!r}")
             values[key] = value
         return Limits(**values)
+
+    def python_packages(self, data: Mapping[str, object]) -> tuple[Path, ...]:
+        """A ``{python}`` bot may import the arena (its SDK): bind its package too."""
+        command = data["command"]
+        first = command[0] if isinstance(command, list) and command else str(command).split()[0]
+        if first != PYTHON_PLACEHOLDER:
+            return ()
+        import arena
+
+        return (Path(arena.__file__).resolve().parent,)
 
     def read_only(self, data: Mapping[str, object]) -> tuple[Path, ...]:
         table = data.get("sandbox", {})

@@ -202,7 +202,7 @@ def _folders_above(paths: Sequence[Path]) -> list[Path]:
 # Runs as `python -I -S -c _WRAPPER <settings...> -- <bot argv...>`: sets the limits on
 # itself, optionally arranges to die with its parent, and execs the bot in its place.
 _WRAPPER = """\
-import ctypes, os, resource, signal, sys
+import ctypes, os, resource, signal, sys, warnings  # all before the uid drops: os.execvp needs warnings
 sep = sys.argv.index("--")
 for spec in sys.argv[1:sep]:
     what, _, value = spec.partition("=")

@@ -8,26 +8,19 @@ options are passed on so the bot process sees the same plugins as the referee.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Sequence
 
+from arena.hosting.manifest import bot_python
 from arena.plugins.manager import PluginError, load_plugins
 from arena.sdk import serve
 
-__all__ = ["BOT_PYTHON_ENV", "command_for", "main"]
-
-
-#: The interpreter that serves registered Python bots instead of the arena's own: a
-#: root referee's bots run as unprivileged uids, which outside bwrap must be able to
-#: reach it (a Python under root's home, mode 700, they cannot).
-BOT_PYTHON_ENV = "ARENA_BOT_PYTHON"
+__all__ = ["command_for", "main"]
 
 
 def command_for(name: str, modules: Sequence[str], autoload: bool) -> list[str]:
     """The command line that serves bot ``name`` with these plugin settings."""
-    python = os.environ.get(BOT_PYTHON_ENV) or sys.executable
-    argv = [python, "-m", "arena.plugins.serve_bot", name]
+    argv = [bot_python(), "-m", "arena.plugins.serve_bot", name]
     for module in modules:
         argv += ["--plugin", module]
     if not autoload:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -44,7 +45,7 @@ GREEDY_DEPTH = "3"
 def test_minimal_manifest_with_list_command(tmp_path: Path) -> None:
     command = load_manifest(write(tmp_path, 'name = "b"\ncommand = ["./run bot", "-v"]\n'))
     assert command.argv == ("./run bot", "-v")
-    assert command.cwd is None
+    assert command.cwd == tmp_path.resolve()  # its own folder by default
     assert command.env == {}
     assert command.limits == Limits()
 
@@ -165,3 +166,17 @@ def test_bad_sandbox_tables_are_named(tmp_path: Path, text: str, field: str) -> 
     manifest.write_text(f'name = "b"\ncommand = "x"\n{text}\n')
     with pytest.raises(ManifestError, match=rf"bot\.toml:\d+: field '{field}'"):
         load_manifest(manifest)
+
+
+def test_python_placeholder_is_the_bots_interpreter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ARENA_BOT_PYTHON", "/opt/py/bin/python")
+    command = load_manifest(write(tmp_path, 'name = "b"\ncommand = "{python} bot.py"\n'))
+    assert command.argv == ("/opt/py/bin/python", "bot.py")
+    import arena
+
+    assert Path(arena.__file__).resolve().parent in command.read_only_paths  # its SDK
+    monkeypatch.delenv("ARENA_BOT_PYTHON")
+    command = load_manifest(write(tmp_path, 'name = "b"\ncommand = ["{python}", "bot.py"]\n'))
+    assert command.argv == (sys.executable, "bot.py")
