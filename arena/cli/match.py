@@ -16,6 +16,7 @@ from arena.cli.common import (
     plugins_from_args,
     time_control_from_args,
 )
+from arena.hosting.identity import shared_identity_warning
 from arena.hosting.launcher import LaunchSettings
 from arena.plugins import MatchContext
 from arena.referee.match import MatchConfig, Seat, play_match
@@ -135,3 +136,7 @@ def _print_table(result: MatchResult) -> None:
             )
     if result.replay_path:
         print(f"replay: {result.replay_path}")
+    for level in sorted({record.sandbox for record in result.seats}):
+        warning = shared_identity_warning(level)
+        if warning:
+            print(f"warning: {warning}")

@@ -197,8 +197,8 @@ def _mode(path: Path) -> str:
 
 def shared_identity_warning(level: str) -> str | None:
     """The warning to show when bots run as the referee's own user, else ``None``."""
-    if os.geteuid() == 0 or level == "bwrap":
-        return None
+    if os.geteuid() == 0 or level not in ("none", "limits"):
+        return None  # its own uid; its own user namespace; or no process of ours
     user = pwd.getpwuid(os.geteuid()).pw_name if _is_named_user(os.geteuid()) else os.geteuid()
     return (
         f"bots run as your own user ({user}) at sandbox level {level!r}: they can read "

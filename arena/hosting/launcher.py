@@ -22,6 +22,7 @@ from arena.hosting.connection import BotConnection, GrpcConnection, InProcessCon
 from arena.hosting.errors import HostingError
 from arena.hosting.faults import BotFault, SeatStatus
 from arena.hosting.limits import Limits
+from arena.hosting.logs import DEFAULT_LOG_CAP
 from arena.hosting.manifest import BotCommand, load_manifest
 from arena.hosting.process import BotProcess
 from arena.hosting.sandbox import SandboxLevel, resolve_level
@@ -41,6 +42,7 @@ class LaunchSettings:
     startup_seconds: float = 10.0
     in_process: bool = False
     limits: Limits = field(default_factory=Limits)
+    log_cap: int = DEFAULT_LOG_CAP  # bytes kept of each of a bot's stdout and stderr
 
 
 @dataclass
@@ -124,7 +126,7 @@ def host_bot(
 def _launch(reference: str, command: BotCommand, settings: LaunchSettings) -> HostedBot:
     level: SandboxLevel = resolve_level(settings.sandbox)
     run_dir = settings.run_dir or Path(tempfile.mkdtemp(prefix="arena-run-"))
-    process = BotProcess.start(command, level, run_dir)
+    process = BotProcess.start(command, level, run_dir, log_cap=settings.log_cap)
     hosted = HostedBot(reference, None, process.level.value, process, str(process.stderr_path))
     try:
         process.wait_ready(settings.startup_seconds)

@@ -64,6 +64,8 @@ class LadderConfig:
     faults: str = "forfeit"
     suspend_after: int = 3
     replays: str | None = None  # folder for replays and bot logs
+    untrusted: bool = False  # bots by strangers: refuse to run below bwrap
+    log_budget_mb: int = 1024  # all bot logs of the ladder together
     plugins: tuple[str, ...] = ()
     autoload_plugins: bool = True
 
@@ -82,7 +84,7 @@ class LadderConfig:
 
     @classmethod
     def from_json(cls, text: str) -> LadderConfig:
-        data = json.loads(text)
+        data = json.loads(text)  # configs stored before a field existed take its default
         data["bots"] = tuple(BotEntry(**bot) for bot in data["bots"])
         data["schedule"] = ScheduleKind(data["schedule"])
         data["time_control"] = TimeControl(**data["time_control"])
@@ -108,6 +110,8 @@ _SECTIONS: dict[str, dict[str, type | tuple[type, ...]]] = {
         "faults": str,
         "suspend_after": int,
         "replays": str,
+        "untrusted": bool,
+        "log_budget_mb": int,
     },
 }
 _BOT_KEYS = {"name": str, "manifest": str, "address": str, "plugin": str}
@@ -222,6 +226,8 @@ def load_ladder_config(path: Path) -> LadderConfig:
         faults=run.get("faults", "forfeit"),
         suspend_after=check.positive(run, "suspend_after", "run.suspend_after", 3),
         replays=str((path.parent / replays).resolve()) if replays else None,
+        untrusted=run.get("untrusted", False),
+        log_budget_mb=check.positive(run, "log_budget_mb", "run.log_budget_mb", 1024, minimum=0),
         plugins=tuple(plugins),
         autoload_plugins=top.get("autoload_plugins", True),
     )

@@ -8,14 +8,21 @@ finished matches are never lost or counted twice; matches in flight re-run.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import multiprocessing
 import os
+import sys
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from arena.cards import derive_seed
+from arena.hosting.errors import HostingError
+from arena.hosting.identity import shared_identity_warning
+from arena.hosting.logs import DEFAULT_LOG_CAP
+from arena.hosting.sandbox import SandboxLevel, bwrap_problem, resolve_level
 from arena.ladder.config import LadderConfig, ScheduleKind
 from arena.ladder.progress import Progress
 from arena.ladder.schedule import Unit, continuous_pick, gauntlet, round_robin
@@ -24,11 +31,16 @@ from arena.plugins import PluginError, load_plugins
 from arena.ratings import DEFAULT_ENV, RatingEnv
 from arena.storage.ladder_store import LadderStore
 
-__all__ = ["LadderError", "RunSummary", "run_ladder"]
+__all__ = ["LadderError", "RunSummary", "SandboxRefused", "run_ladder"]
 
 
 class LadderError(RuntimeError):
     """The ladder cannot run (a bot it needs is missing, the arena itself failed)."""
+
+
+class SandboxRefused(LadderError, ValueError):
+    """This machine cannot confine the ladder's bots as its config demands (a user's
+    error to fix, so the command line reports it in one line)."""
 
 
 @dataclass
@@ -102,6 +114,45 @@ def _settled(store: LadderStore, until_sigma: float | None) -> bool:
     return all(bot.rating.sigma < until_sigma for bot in store.bots() if bot.status == "active")
 
 
+def _check_sandbox(config: LadderConfig, progress: bool) -> None:
+    """Refuse an untrusted ladder below bwrap; say so when bots share the user's identity."""
+    try:
+        level = resolve_level(config.sandbox)
+    except HostingError as error:
+        raise SandboxRefused(f"ladder {config.name}: {error}") from None
+    if config.untrusted and level is not SandboxLevel.BWRAP:
+        why = bwrap_problem() or f"run.sandbox is {config.sandbox!r}"
+        raise SandboxRefused(
+            f"ladder {config.name} is marked untrusted = true, and runs bots only under "
+            f"bwrap with an unprivileged uid; here they would run at level {level.value!r} ({why})"
+        )
+    warning = shared_identity_warning(level.value)
+    if warning and progress:
+        print(f"warning: {warning}", file=sys.stderr)
+
+
+class _LogBudget:
+    """The ladder's total for bot logs (``[run] log_budget_mb``), shared out match by
+    match: each bot's stream gets at most the default cap, and together no more than
+    what is left."""
+
+    def __init__(self, config: LadderConfig) -> None:
+        self.left = config.log_budget_mb * 1024 * 1024
+        if config.replays and Path(config.replays).is_dir():
+            self.left -= sum(log.stat().st_size for log in Path(config.replays).rglob("*.log"))
+
+    def cap_per_stream(self, seats: int) -> int:
+        return max(0, min(DEFAULT_LOG_CAP, self.left // (2 * seats)))
+
+    def spent(self, result: dict[str, Any]) -> None:
+        for seat in result.get("seats", []):
+            stderr = seat.get("stderr")
+            if stderr:
+                for stream in (Path(stderr), Path(stderr.replace(".stderr.log", ".stdout.log"))):
+                    with contextlib.suppress(OSError):
+                        self.left -= stream.stat().st_size
+
+
 def run_ladder(
     store: LadderStore,
     *,
@@ -113,6 +164,8 @@ def run_ladder(
     """Play queued and scheduled matches until the schedule is done, ``max_matches``
     have finished, or every active bot's sigma is below ``until_sigma``."""
     config = _config(store)
+    _check_sandbox(config, progress)
+    logs = _LogBudget(config)
     summary = RunSummary(recovered=store.recover_running())
     plugins = load_plugins(config.plugins, autoload=config.autoload_plugins)
     plugins.game(config.game)  # refuse to start without the game
@@ -181,6 +234,7 @@ def run_ladder(
                     replays=config.replays,
                     plugins=config.plugins,
                     autoload=config.autoload_plugins,
+                    log_cap=logs.cap_per_stream(len(match.seats)),
                 )
                 pending[pool.submit(play_job, job)] = match.id
                 started += 1
@@ -197,6 +251,7 @@ def run_ladder(
                 recorded = store.record(
                     match_id, outcome["result"], outcome.get("replay"), config.suspend_after, env
                 )
+                logs.spent(outcome["result"])
                 summary.finished += 1
                 summary.suspended.extend(recorded.suspended)
                 if bar:

@@ -45,6 +45,7 @@ class MatchJob:
     replays: str | None
     plugins: tuple[str, ...]
     autoload: bool
+    log_cap: int  # bytes kept of each bot's stdout and of its stderr
 
 
 def _plugins(modules: tuple[str, ...], autoload: bool) -> PluginSet:
@@ -121,7 +122,10 @@ def play_job(job: MatchJob) -> dict[str, Any]:
             match_id=key,
         )
         settings = LaunchSettings(
-            sandbox=job.sandbox, run_dir=run_dir, startup_seconds=job.time_control.startup_ms / 1000
+            sandbox=job.sandbox,
+            run_dir=run_dir,
+            startup_seconds=job.time_control.startup_ms / 1000,
+            log_cap=job.log_cap,
         )
         hosted = host_bots(job.references, settings, plugins, job.plugins, job.autoload)
         try:

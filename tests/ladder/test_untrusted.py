@@ -1,0 +1,64 @@
+"""Ladders of strangers' bots: `untrusted = true` refuses to run below bwrap, bots that
+share the user's identity are said to, and a ladder's bot logs stay within its budget."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from arena.hosting.logs import DEFAULT_LOG_CAP
+from arena.hosting.sandbox import bwrap_problem
+from arena.ladder.config import load_ladder_config
+from arena.ladder.runner import _LogBudget
+
+from .test_config import BASE, arena, one_line_error, write
+
+BWRAP_PROBLEM = bwrap_problem()
+
+
+def test_untrusted_ladder_refuses_to_run_below_bwrap(tmp_path: Path) -> None:
+    path = write(tmp_path, BASE + '[run]\nuntrusted = true\nsandbox = "limits"\n')
+    database = tmp_path / "t.sqlite"
+    assert arena("ladder", "create", str(path), "--db", str(database)).returncode == 0
+    line = one_line_error(arena("ladder", "run", str(database), "--quiet"))
+    assert "untrusted = true" in line and "'limits'" in line
+    assert "0 match" not in line
+
+
+@pytest.mark.skipif(BWRAP_PROBLEM is not None, reason=f"no bwrap: {BWRAP_PROBLEM}")
+def test_untrusted_ladder_runs_under_bwrap(tmp_path: Path) -> None:
+    path = write(tmp_path, BASE + "[match]\ngames = 1\n[run]\nuntrusted = true\n")
+    database = tmp_path / "t.sqlite"
+    assert arena("ladder", "create", str(path), "--db", str(database)).returncode == 0
+    ran = arena("ladder", "run", str(database), "--quiet", "--matches", "1")
+    assert ran.returncode == 0, ran.stderr
+    assert "1 match(es) played" in ran.stderr
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="a root referee's bots have uids of their own")
+def test_shared_identity_is_said(tmp_path: Path) -> None:
+    path = write(tmp_path, BASE + '[match]\ngames = 1\n[run]\nsandbox = "none"\n')
+    database = tmp_path / "t.sqlite"
+    assert arena("ladder", "create", str(path), "--db", str(database)).returncode == 0
+    ran = arena("ladder", "run", str(database), "--matches", "1")
+    assert "warning: bots run as your own user" in ran.stderr
+    match = arena("match", "random", "random", "--sandbox", "none", "--games", "1")
+    assert "warning: bots run as your own user" in match.stdout
+
+
+def test_log_budget_is_shared_out(tmp_path: Path) -> None:
+    replays = tmp_path / "replays"
+    (replays / "m1-a1").mkdir(parents=True)
+    (replays / "m1-a1" / "old.stderr.log").write_bytes(b"x" * (1024 * 1024 - 4000))
+    path = write(tmp_path, BASE + f'[run]\nlog_budget_mb = 1\nreplays = "{replays}"\n')
+    budget = _LogBudget(load_ladder_config(path))
+    assert budget.cap_per_stream(2) == 1000  # 4000 bytes left, 2 seats, 2 streams each
+    log = replays / "m2-a1" / "greedy.stderr.log"
+    log.parent.mkdir()
+    log.write_bytes(b"y" * 3000)
+    budget.spent({"seats": [{"stderr": str(log)}, {"stderr": None}]})
+    assert budget.cap_per_stream(2) == 250
+    roomy = write(tmp_path, BASE, "roomy.toml")
+    assert _LogBudget(load_ladder_config(roomy)).cap_per_stream(2) == DEFAULT_LOG_CAP
