@@ -91,9 +91,8 @@ def main() -> None:
     args = parser.parse_args()
     sys.path.insert(0, str(TOP))
     from arena.hosting.sandbox import bwrap_problem
-    from arena.testing.bot_python import unprivileged_python
 
-    env = {**os.environ, "ARENA_BOT_PYTHON": unprivileged_python()}  # the base ignores it
+    env = dict(os.environ)
     kinds = {"python bot": "random"}
     js = TOP / "sample_bots" / "js"
     if shutil.which("node") and (js / "node_modules").is_dir():

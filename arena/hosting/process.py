@@ -25,6 +25,7 @@ parent-death signal when the *thread* that forked the bot exits.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import os
 import shutil
@@ -56,6 +57,7 @@ from arena.hosting.sandbox import (
     rlimit_command,
 )
 from arena.hosting.seccomp import filter_program
+from arena.hosting.shared_python import unprivileged_python
 
 __all__ = ["ADDRESS_ENV", "BotProcess"]
 
@@ -150,6 +152,7 @@ class BotProcess:
             }
             _check_program(command, cwd, env["PATH"])
             if home.identity is not None and level is not SandboxLevel.BWRAP:
+                command = _on_reachable_python(command, home.identity)
                 _check_reachable(command, level, cwd, env["PATH"], home.identity)
             seccomp = _seccomp_fd() if level is SandboxLevel.BWRAP else None
             try:
@@ -448,6 +451,18 @@ def _check_program(command: BotCommand, cwd: Path, path: str) -> None:
         raise BotStartError(
             f"bot {command.name!r} ({command.source}): program {program!r} not found or not executable {where}"
         )
+
+
+def _on_reachable_python(command: BotCommand, identity: SeatIdentity) -> BotCommand:
+    """A bot run on the arena's own interpreter, which its uid cannot reach outside bwrap
+    (a Python under root's home), runs on a copy it can: same version, same packages."""
+    program = shutil.which(command.argv[0]) or command.argv[0]
+    if os.path.realpath(program) != os.path.realpath(sys.executable):
+        return command
+    if path_problem(Path(program), identity.uid, identity.gid) is None:
+        return command
+    python = unprivileged_python(_homes_base())
+    return dataclasses.replace(command, argv=(python, *command.argv[1:]))
 
 
 def _check_reachable(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import sys
 import tempfile
@@ -17,8 +16,9 @@ from arena.hosting import BotCommand, BotProcess, Limits
 from arena.testing.processes import processes_with
 
 BOTS = Path(__file__).parent / "bots"
-# An interpreter the bots' own uids can run (tests/conftest.py); the test's own otherwise.
-BOT_PYTHON = os.environ.get("ARENA_BOT_PYTHON", sys.executable)
+# The bots' interpreter: the test's own (as root outside bwrap, the arena runs bots on a
+# copy their uids can reach: arena.hosting.shared_python).
+BOT_PYTHON = sys.executable
 
 
 def bot_command(
