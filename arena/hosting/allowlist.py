@@ -19,6 +19,7 @@ referee files and no home directories are in it.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -89,6 +90,7 @@ def runtime_paths(program: str, cwd: Path, search_path: str) -> list[Path]:
         config = venv / "pyvenv.cfg"
         if config.is_file():
             needed.append(venv)
+            needed += _editable_sources(venv)
             home = _venv_home(config)
             if home is not None and not _is_system(home):
                 needed.append(home.parent)  # the base Python's prefix: its stdlib
@@ -98,6 +100,27 @@ def runtime_paths(program: str, cwd: Path, search_path: str) -> list[Path]:
         else:
             needed.append(candidate)
     return needed
+
+
+def _editable_sources(venv: Path) -> list[Path]:
+    """Folders outside a virtual environment that it imports from: packages installed
+    in development mode (``pip install -e``) live in their checkout, and are part of
+    the environment's runtime.  Read from ``*.pth`` path lines and setuptools'
+    ``__editable__`` finders' ``MAPPING``."""
+    found: set[Path] = set()
+    for site in venv.glob("lib/python*/site-packages"):
+        for pth in site.glob("*.pth"):
+            for line in pth.read_text(errors="replace").splitlines():
+                if line.startswith("/") and Path(line.strip()).is_dir():
+                    found.add(Path(line.strip()))
+        for finder in site.glob("__editable__*finder.py"):
+            for line in finder.read_text(errors="replace").splitlines():
+                if line.startswith("MAPPING"):
+                    found.update(Path(a or b) for a, b in _QUOTED.findall(line))
+    return sorted(path for path in found if path.exists())
+
+
+_QUOTED = re.compile(r"'(/[^']*)'|\"(/[^\"]*)\"")
 
 
 def _venv_home(config: Path) -> Path | None:

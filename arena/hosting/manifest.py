@@ -154,6 +154,8 @@ class _Reader:
         if not isinstance(value, str) or not value:
             raise self.error("working_directory", f"must be a non-empty string, got {value!r}")
         directory = (self.path.parent / value).resolve()
+        if directory == Path("/"):  # the sandbox would show it the whole filesystem
+            raise self.error("working_directory", f"must not be the root folder, got {value!r}")
         if not directory.is_dir():
             raise self.error(
                 "working_directory", f"must be an existing directory, got {value!r} ({directory})"

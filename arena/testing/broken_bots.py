@@ -312,7 +312,12 @@ def manifest_text(kind: str, *args: str, name: str | None = None) -> str:
     command = [sys.executable, "-m", "arena.testing.broken_bots", kind, *args]
     # A JSON string is a valid TOML basic string.
     words = ", ".join(json.dumps(word) for word in command)
-    return f"name = {json.dumps(name or f'broken-{kind}')}\ncommand = [{words}]\n"
+    # Its folder is the package that holds it, wherever the manifest is written.
+    folder = json.dumps(str(Path(__file__).resolve().parent))
+    return (
+        f"name = {json.dumps(name or f'broken-{kind}')}\ncommand = [{words}]\n"
+        f"working_directory = {folder}\n"
+    )
 
 
 def write_manifest(directory: Path, kind: str, *args: str, name: str | None = None) -> Path:

@@ -180,3 +180,9 @@ def test_python_placeholder_is_the_bots_interpreter(
     monkeypatch.delenv("ARENA_BOT_PYTHON")
     command = load_manifest(write(tmp_path, 'name = "b"\ncommand = ["{python}", "bot.py"]\n'))
     assert command.argv == (sys.executable, "bot.py")
+
+
+def test_root_folder_is_no_working_directory(tmp_path: Path) -> None:
+    manifest = write(tmp_path, 'name = "b"\ncommand = "x"\nworking_directory = "/"\n')
+    with pytest.raises(ManifestError, match="must not be the root folder"):
+        load_manifest(manifest)
