@@ -12,6 +12,7 @@ import hashlib
 import multiprocessing
 import os
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,12 +32,19 @@ class LadderError(RuntimeError):
     """The ladder cannot run (a bot it needs is missing, the arena itself failed)."""
 
 
+#: Attempts at one match before the runner gives up on it: the arena's own errors
+#: (a plugin gone, a full disk) or a worker that died with it, again and again.
+#: The match is then cancelled with its reason, and the ladder goes on.
+MAX_ATTEMPTS = 3
+
+
 @dataclass
 class RunSummary:
     finished: int = 0
     suspended: list[str] = field(default_factory=list)
     cancelled: int = 0
     recovered: int = 0
+    given_up: list[str] = field(default_factory=list)  # "match N: why", one per match
 
 
 def _config(store: LadderStore) -> LadderConfig:
@@ -102,6 +110,12 @@ def _settled(store: LadderStore, until_sigma: float | None) -> bool:
     return all(bot.rating.sigma < until_sigma for bot in store.bots() if bot.status == "active")
 
 
+def _give_up(store: LadderStore, summary: RunSummary, match_id: int, error: str) -> None:
+    reason = f"given up after {MAX_ATTEMPTS} attempts: {error}"
+    store.give_up(match_id, reason)
+    summary.given_up.append(f"match {match_id}: {reason}")
+
+
 def run_ladder(
     store: LadderStore,
     *,
@@ -134,7 +148,7 @@ def run_ladder(
     summary.cancelled += store.cancel_inactive()
     total = max_matches if max_matches is not None else (store.scheduled_count() or None)
     bar = Progress(total) if progress else None
-    pending: dict[Future[dict[str, Any]], int] = {}
+    pending: dict[Future[dict[str, Any]], tuple[int, int]] = {}  # -> match id, attempt
     started = 0
     problem: str | None = None
     context = multiprocessing.get_context("spawn")  # no fork: the referee runs gRPC threads
@@ -165,6 +179,9 @@ def run_ladder(
                     match = store.take_next()
                 if match is None:
                     break
+                if match.attempts > MAX_ATTEMPTS:  # earlier runs died on it: never again
+                    _give_up(store, summary, match.id, f"{MAX_ATTEMPTS} attempts never finished")
+                    continue
                 bots = {bot.name: bot for bot in store.bots()}
                 job = MatchJob(
                     match_id=match.id,
@@ -182,17 +199,26 @@ def run_ladder(
                     plugins=config.plugins,
                     autoload=config.autoload_plugins,
                 )
-                pending[pool.submit(play_job, job)] = match.id
+                pending[pool.submit(play_job, job)] = (match.id, match.attempts)
                 started += 1
             if not pending:
                 break
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
-                match_id = pending.pop(future)
-                outcome = future.result()
-                if "error" in outcome:
+                match_id, attempt = pending.pop(future)
+                try:
+                    outcome = future.result()
+                except BrokenProcessPool as error:  # a worker died: the pool is gone
                     store.requeue(match_id)
-                    problem = problem or f"match {match_id} could not be played: {outcome['error']}"
+                    problem = problem or f"a match worker died during match {match_id}: {error}"
+                    continue
+                if "error" in outcome:
+                    if attempt >= MAX_ATTEMPTS:
+                        _give_up(store, summary, match_id, outcome["error"])
+                    else:
+                        store.requeue(match_id)  # taken again next, up to MAX_ATTEMPTS
+                    if bar:
+                        bar.update(summary.finished, f"match {match_id}: {outcome['error']}")
                     continue
                 recorded = store.record(
                     match_id, outcome["result"], outcome.get("replay"), config.suspend_after, env
