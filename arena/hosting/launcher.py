@@ -31,6 +31,7 @@ from arena.sdk import Bot
 __all__ = [
     "HostedBot",
     "LaunchSettings",
+    "SandboxUnavailableError",
     "UnknownBotError",
     "UnstartableBotError",
     "host_bot",
@@ -40,6 +41,10 @@ __all__ = [
 
 class UnknownBotError(HostingError, LookupError, ValueError):
     """A reference that is no address, no manifest and no registered bot."""
+
+
+class SandboxUnavailableError(HostingError, ValueError):
+    """The sandbox level asked for cannot be used here (names the level and why)."""
 
 
 class UnstartableBotError(HostingError, ValueError):
@@ -150,7 +155,10 @@ def host_bot(
 def _launch(reference: str, command: BotCommand, settings: LaunchSettings) -> HostedBot:
     """Start the bot and shake hands, all within ``settings.startup_seconds`` from
     the moment the process is started (the protocol's start-up limit)."""
-    level: SandboxLevel = resolve_level(settings.sandbox)
+    try:
+        level: SandboxLevel = resolve_level(settings.sandbox)
+    except HostingError as error:  # e.g. bwrap asked for where it cannot work
+        raise SandboxUnavailableError(str(error)) from None
     problem = program_problem(command)
     if problem is not None:
         fault = BotFault(
@@ -165,10 +173,12 @@ def _launch(reference: str, command: BotCommand, settings: LaunchSettings) -> Ho
     deadline = time.monotonic() + limit
     try:
         process = BotProcess.start(command, level, run_dir)
-    except HostingError as error:  # the program could not be run at all
+    except BaseException as error:
         if own_dir is not None:
             shutil.rmtree(own_dir, ignore_errors=True)
-        fault = BotFault(SeatStatus.START_FAILED, _one_line(str(error)))
+        if not isinstance(error, HostingError):
+            raise  # the arena's own trouble (a full disk): not the bot's fault
+        fault = BotFault(SeatStatus.START_FAILED, _one_line(str(error)))  # could not run at all
         return HostedBot(reference, None, level.value, start_fault=fault, unstartable=True)
     stderr = None if own_dir else str(process.stderr_path)
     hosted = HostedBot(reference, None, process.level.value, process, stderr, own_dir=own_dir)
@@ -183,6 +193,9 @@ def _launch(reference: str, command: BotCommand, settings: LaunchSettings) -> Ho
         hosted.start_fault = BotFault(SeatStatus.START_FAILED, _one_line(str(error)))
     except BotFault as fault:
         hosted.start_fault = fault
+    except BaseException:
+        hosted.close()  # nothing outlives a start that went wrong on the arena's side
+        raise
     if hosted.start_fault is not None:
         hosted.close()
         hosted.connection = None

@@ -27,7 +27,7 @@ from arena.games.base import HandsGame
 from arena.games.registry import find_game
 from arena.hosting.connection import InProcessConnection
 from arena.hosting.faults import SeatStatus
-from arena.hosting.launcher import HostedBot, LaunchSettings
+from arena.hosting.launcher import HostedBot, LaunchSettings, SandboxUnavailableError
 from arena.proto import bot_pb2 as pb
 from arena.protocol.gin import GinTable
 from arena.referee.match import MatchConfig, Seat, play_match
@@ -410,3 +410,11 @@ def test_a_match_earlier_runs_never_finished_is_given_up(tmp_path: Path, marker:
     assert "3 attempts never finished" in json.loads(second[2])["error"]
     assert "match 2: given up after 3 attempts" in run.stderr
     assert query(db, "SELECT id FROM matches WHERE status = 'finished' ORDER BY id")[0] == (1,)
+
+
+def test_a_sandbox_that_cannot_be_had_is_a_usage_error(tmp_path: Path, marker: str) -> None:
+    manifest = write_manifest(tmp_path, "hang", "--marker", marker)
+    with pytest.raises(SandboxUnavailableError, match="unknown sandbox level 'cardboard'"):
+        host(str(manifest), LaunchSettings(sandbox="cardboard"))
+    assert issubclass(SandboxUnavailableError, ValueError)  # the CLI's exit status 2
+    assert processes_with(marker) == []
