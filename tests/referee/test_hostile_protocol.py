@@ -29,7 +29,7 @@ from arena.hosting.connection import InProcessConnection
 from arena.hosting.faults import SeatStatus
 from arena.hosting.launcher import HostedBot, LaunchSettings, SandboxUnavailableError
 from arena.proto import bot_pb2 as pb
-from arena.protocol.gin import GinTable
+from arena.referee import match as referee_match
 from arena.referee.match import MatchConfig, Seat, play_match
 from arena.referee.settings import FaultMode, FaultPolicy, TimeControl
 from arena.sdk import Bot, Decision
@@ -276,11 +276,34 @@ class Answering:
         pass
 
 
-def test_a_reply_the_codec_chokes_on_is_malformed(monkeypatch: pytest.MonkeyPatch) -> None:
-    def choke(self: GinTable, message: pb.Action) -> Any:
+class ChokingTable:
+    """A game's table whose reading of a bot's action raises (the compiled copy's
+    tables are native classes: they are wrapped, not patched)."""
+
+    def __init__(self, table: Any) -> None:
+        self._table = table
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._table, name)
+
+    def action_from_proto(self, message: pb.Action) -> Any:
         raise IndexError("list index out of range")
 
-    monkeypatch.setattr(GinTable, "action_from_proto", choke)
+
+class ChokingCodec:
+    def __init__(self, codec: Any) -> None:
+        self._codec = codec
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._codec, name)
+
+    def new_table(self, *args: Any) -> ChokingTable:
+        return ChokingTable(self._codec.new_table(*args))
+
+
+def test_a_reply_the_codec_chokes_on_is_malformed(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = referee_match.codec_for
+    monkeypatch.setattr(referee_match, "codec_for", lambda game_id: ChokingCodec(real(game_id)))
     pass_action = pb.Action(**{"pass": pb.Pass()})
     policy = FaultPolicy(FaultMode.RANDOM, 2)
     result = play_against_random(Answering(pass_action), games=1, fault_policy=policy)
