@@ -199,9 +199,7 @@ class BotProcess:
                     raise BotStartError(self._failure(f"{self._status()} before it was ready"))
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
-                    raise BotStartError(
-                        self._failure(f"was not ready after {limit:g} s ({last})")
-                    )
+                    raise BotStartError(self._failure(f"was not ready after {limit:g} s ({last})"))
                 if not self._socket_path.exists():
                     time.sleep(min(_POLL, remaining))
                     continue
