@@ -65,7 +65,7 @@ compiled: $(COMPILED)
 $(COMPILED): $(STAMP) tools/compiled.py pyproject.toml $(shell find arena -name '*.py')
 	$(BIN)/python tools/compiled.py
 
-# Every benchmark, each printing a table (about 20 minutes on 2 cores in all).
+# Every benchmark, each printing a table (about 25 minutes on 2 cores in all).
 # The engine and the referee are measured again on the compiled copy, where it builds.
 bench: $(STAMP) $(REFERENCE_STAMP)
 	$(BIN)/python benchmarks/bench_engine.py
@@ -78,6 +78,7 @@ bench: $(STAMP) $(REFERENCE_STAMP)
 	$(BIN)/python benchmarks/bench_startup.py
 	$(BIN)/python benchmarks/bench_ladder.py
 	$(BIN)/python benchmarks/bench_strong.py
+	$(BIN)/python benchmarks/bench_fuzz.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check arena tests benchmarks tools

@@ -143,6 +143,8 @@ def _run(args: argparse.Namespace) -> int:
         )
         note = f"; {summary.recovered} interrupted match(es) re-run" if summary.recovered else ""
         print(f"{summary.finished} match(es) played{note}", file=sys.stderr)
+        for line in summary.given_up:
+            print(f"arena: {line}", file=sys.stderr)
         if not args.no_leaderboard:
             _print_leaderboard(store)
     finally:

@@ -17,7 +17,7 @@ from arena.cli.common import (
     time_control_from_args,
 )
 from arena.hosting.identity import shared_identity_warning
-from arena.hosting.launcher import LaunchSettings
+from arena.hosting.launcher import LaunchSettings, UnstartableBotError
 from arena.plugins import MatchContext
 from arena.referee.match import MatchConfig, Seat, play_match
 from arena.referee.results import MatchResult
@@ -96,6 +96,9 @@ def _run(args: argparse.Namespace) -> int:
         hosted = host_bots(args.bots, settings, plugins, args.plugin, not args.no_plugin_autoload)
         for bot in hosted:
             stack.callback(bot.close)
+        unstartable = UnstartableBotError.of(hosted)
+        if unstartable is not None:  # nothing to play: the user named a program that cannot run
+            raise unstartable
         seats = [
             Seat(bot.connection, bot.name, bot.sandbox, bot.stderr_path, bot.start_fault)
             for bot in hosted

@@ -11,8 +11,10 @@ References:
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,11 +30,36 @@ from arena.hosting.process import BotProcess
 from arena.hosting.sandbox import SandboxLevel, resolve_level
 from arena.sdk import Bot
 
-__all__ = ["HostedBot", "LaunchSettings", "UnknownBotError", "host_bot"]
+__all__ = [
+    "HostedBot",
+    "LaunchSettings",
+    "SandboxUnavailableError",
+    "UnknownBotError",
+    "UnstartableBotError",
+    "host_bot",
+    "program_problem",
+]
 
 
 class UnknownBotError(HostingError, LookupError, ValueError):
     """A reference that is no address, no manifest and no registered bot."""
+
+
+class SandboxUnavailableError(HostingError, ValueError):
+    """The sandbox level asked for cannot be used here (names the level and why)."""
+
+
+class UnstartableBotError(HostingError, ValueError):
+    """A bot whose program cannot run at all (for commands where that is the user's
+    mistake to fix; a ladder records it as the bot's ``start_failed`` fault instead)."""
+
+    @classmethod
+    def of(cls, bots: Sequence[HostedBot]) -> UnstartableBotError | None:
+        """The error for the first bot that can never start, or ``None``."""
+        for bot in bots:
+            if bot.unstartable and bot.start_fault is not None:
+                return cls(f"cannot start {bot.reference}: {bot.start_fault.reason}")
+        return None
 
 
 @dataclass(frozen=True)
@@ -55,6 +82,10 @@ class HostedBot:
     process: BotProcess | None = None
     stderr_path: str | None = None
     start_fault: BotFault | None = None
+    # The program cannot run however often it is started (missing, not executable,
+    # bad interpreter): the user named something that cannot work.
+    unstartable: bool = False
+    own_dir: Path | None = None  # a temporary run folder, removed with the bot
 
     @property
     def name(self) -> str:
@@ -66,6 +97,8 @@ class HostedBot:
             self.connection.close()
         if self.process is not None:
             self.process.kill()
+        if self.own_dir is not None:
+            shutil.rmtree(self.own_dir, ignore_errors=True)
 
 
 def _is_address(reference: str) -> bool:
@@ -124,25 +157,62 @@ def host_bot(
 
 
 def _launch(reference: str, command: BotCommand, settings: LaunchSettings) -> HostedBot:
-    level: SandboxLevel = resolve_level(settings.sandbox)
-    run_dir = settings.run_dir or Path(tempfile.mkdtemp(prefix="arena-run-"))
-    process = BotProcess.start(command, level, run_dir, log_cap=settings.log_cap)
-    hosted = HostedBot(reference, None, process.level.value, process, str(process.stderr_path))
+    """Start the bot and shake hands, all within ``settings.startup_seconds`` from
+    the moment the process is started (the protocol's start-up limit)."""
     try:
-        process.wait_ready(settings.startup_seconds)
+        level: SandboxLevel = resolve_level(settings.sandbox)
+    except HostingError as error:  # e.g. bwrap asked for where it cannot work
+        raise SandboxUnavailableError(str(error)) from None
+    problem = program_problem(command)
+    if problem is not None:
+        fault = BotFault(
+            SeatStatus.START_FAILED, f"bot {command.name!r} ({command.source}): {problem}"
+        )
+        return HostedBot(reference, None, level.value, start_fault=fault, unstartable=True)
+    limit = settings.startup_seconds
+    # Without a folder to keep them in, the bot's files (logs included) go when it does.
+    own_dir = None if settings.run_dir else Path(tempfile.mkdtemp(prefix="arena-run-"))
+    run_dir = settings.run_dir or own_dir
+    assert run_dir is not None
+    deadline = time.monotonic() + limit
+    try:
+        process = BotProcess.start(command, level, run_dir, log_cap=settings.log_cap)
+    except BaseException as error:
+        if own_dir is not None:
+            shutil.rmtree(own_dir, ignore_errors=True)
+        if not isinstance(error, HostingError):
+            raise  # the arena's own trouble (a full disk): not the bot's fault
+        fault = BotFault(SeatStatus.START_FAILED, _one_line(str(error)))  # could not run at all
+        return HostedBot(reference, None, level.value, start_fault=fault, unstartable=True)
+    stderr = None if own_dir else str(process.stderr_path)
+    hosted = HostedBot(reference, None, process.level.value, process, stderr, own_dir=own_dir)
+    try:
+        process.wait_ready(_left(deadline), limit=limit)
         connection = GrpcConnection(
             process.address, command.name, describe_exit=lambda: _exit_note(process)
         )
         hosted.connection = connection
-        connection.wait_ready(settings.startup_seconds)
+        connection.wait_ready(_left(deadline), limit=limit)
     except HostingError as error:
-        hosted.start_fault = BotFault(SeatStatus.START_FAILED, str(error))
+        hosted.start_fault = BotFault(SeatStatus.START_FAILED, _one_line(str(error)))
     except BotFault as fault:
         hosted.start_fault = fault
+    except BaseException:
+        hosted.close()  # nothing outlives a start that went wrong on the arena's side
+        raise
     if hosted.start_fault is not None:
         hosted.close()
         hosted.connection = None
     return hosted
+
+
+def _left(deadline: float) -> float:
+    return max(deadline - time.monotonic(), 0.0)
+
+
+def _one_line(text: str) -> str:
+    """A multi-line reason (a stderr tail) as one line, for tables and fault records."""
+    return " | ".join(line.strip() for line in text.splitlines() if line.strip())
 
 
 def _exit_note(process: BotProcess) -> str:
@@ -151,5 +221,75 @@ def _exit_note(process: BotProcess) -> str:
     if code is None:
         return ""
     how = f"killed by signal {-code}" if code < 0 else f"exited with status {code}"
-    tail = process.stderr_tail(5).strip()
+    tail = _one_line(process.stderr_tail(5))
     return f"process {how}" + (f"; stderr: {tail}" if tail else "")
+
+
+def program_problem(command: BotCommand) -> str | None:
+    """Why ``command`` cannot run however often it is started (its program is missing,
+    not executable, a script without a usable ``#!`` interpreter), or ``None``.
+
+    Checked before anything starts, so the user hears it in one line rather than
+    as a bot that exited at once.  Resolves the program as ``BotProcess.start``
+    does: against the bot's PATH, or its working directory for a path.
+    """
+    if not command.argv or not command.argv[0]:
+        return "empty command"
+    program = command.argv[0]
+    path = command.env.get("PATH", os.environ.get("PATH", os.defpath))
+    if os.sep in program:
+        if not os.path.isabs(program) and command.cwd is None:
+            return (
+                f"program {program!r} is a relative path, but no working_directory is set "
+                "(the bot starts in an empty folder)"
+            )
+        base = command.cwd.resolve() if command.cwd is not None else Path("/")
+        found = base / program
+        if not found.exists():
+            return f"program {program!r} does not exist ({found})"
+    else:
+        which = shutil.which(program, path=path, mode=os.F_OK)
+        if which is None:
+            return f"program {program!r} not found on PATH={path}"
+        found = Path(which)
+    if found.is_dir():
+        return f"program {program!r} is a directory ({found})"
+    if not os.access(found, os.X_OK):
+        return f"program {program!r} is not executable ({found}: chmod +x it)"
+    try:
+        with open(found, "rb") as file:
+            head = file.read(_HEAD_BYTES)
+    except OSError:
+        return None  # executable but unreadable: the kernel may still run it
+    return _interpreter_problem(program, head, path)
+
+
+_HEAD_BYTES = 512
+_TEXT = frozenset(b"\t\n\r" + bytes(range(32, 127)))
+
+
+def _interpreter_problem(program: str, head: bytes, path: str) -> str | None:
+    """A script's ``#!`` line names an interpreter that is missing; or a text file
+    has no ``#!`` line at all (the kernel refuses to run it: no shell falls back)."""
+    if not head.startswith(b"#!"):
+        if head and all(byte in _TEXT for byte in head):
+            return f"program {program!r} is a text file without a #! line naming its interpreter"
+        if not head:
+            return f"program {program!r} is an empty file"
+        return None
+    line = head[2:].split(b"\n", 1)[0].decode(errors="replace").strip()
+    words = line.split()
+    if not words:
+        return f"program {program!r} has an empty #! line"
+    interpreter = words[0]
+    if os.path.isabs(interpreter) and not (
+        os.path.isfile(interpreter) and os.access(interpreter, os.X_OK)
+    ):
+        return f"program {program!r} names the interpreter {interpreter!r} in its #! line, which does not exist or is not executable"
+    if os.path.basename(interpreter) == "env":
+        names = [word for word in words[1:] if not word.startswith("-") and "=" not in word]
+        if names and shutil.which(names[0], path=path) is None:
+            return (
+                f"program {program!r} runs {names[0]!r} through #!{line}, not found on PATH={path}"
+            )
+    return None

@@ -186,13 +186,16 @@ class BotProcess:
             raise
         return cls(command, level, popen, home, logs)
 
-    def wait_ready(self, timeout: float) -> None:
+    def wait_ready(self, timeout: float, *, limit: float | None = None) -> None:
         """Poll grpc.health.v1 ``Health/Check`` (service "") until it answers SERVING.
 
         Raises :class:`BotStartError` if the process exits first, if it does not
         implement the health service, or after ``timeout`` seconds. Does not kill.
+        ``limit`` is the whole start-up limit, as the reason names it, when the
+        caller has already spent part of it (the rest is for the handshake).
         """
         deadline = time.monotonic() + timeout
+        limit = timeout if limit is None else limit
         last = "its socket was never created"
         channel = grpc.insecure_channel(self.address, options=_CHANNEL_OPTIONS)
         try:
@@ -202,9 +205,7 @@ class BotProcess:
                     raise BotStartError(self._failure(f"{self._status()} before it was ready"))
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
-                    raise BotStartError(
-                        self._failure(f"was not ready after {timeout:g} s ({last})")
-                    )
+                    raise BotStartError(self._failure(f"was not ready after {limit:g} s ({last})"))
                 if not self._socket_path.exists():
                     time.sleep(min(_POLL, remaining))
                     continue

@@ -14,6 +14,7 @@ import multiprocessing
 import os
 import sys
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,11 @@ class SandboxRefused(LadderError, ValueError):
     """This machine cannot confine the ladder's bots as its config demands (a user's
     error to fix, so the command line reports it in one line)."""
 
+#: Attempts at one match before the runner gives up on it: the arena's own errors
+#: (a plugin gone, a full disk) or a worker that died with it, again and again.
+#: The match is then cancelled with its reason, and the ladder goes on.
+MAX_ATTEMPTS = 3
+
 
 @dataclass
 class RunSummary:
@@ -49,6 +55,7 @@ class RunSummary:
     suspended: list[str] = field(default_factory=list)
     cancelled: int = 0
     recovered: int = 0
+    given_up: list[str] = field(default_factory=list)  # "match N: why", one per match
 
 
 def _config(store: LadderStore) -> LadderConfig:
@@ -152,6 +159,11 @@ class _LogBudget:
                     with contextlib.suppress(OSError):
                         self.left -= stream.stat().st_size
 
+def _give_up(store: LadderStore, summary: RunSummary, match_id: int, error: str) -> None:
+    reason = f"given up after {MAX_ATTEMPTS} attempts: {error}"
+    store.give_up(match_id, reason)
+    summary.given_up.append(f"match {match_id}: {reason}")
+
 
 def run_ladder(
     store: LadderStore,
@@ -187,7 +199,7 @@ def run_ladder(
     summary.cancelled += store.cancel_inactive()
     total = max_matches if max_matches is not None else (store.scheduled_count() or None)
     bar = Progress(total) if progress else None
-    pending: dict[Future[dict[str, Any]], int] = {}
+    pending: dict[Future[dict[str, Any]], tuple[int, int]] = {}  # -> match id, attempt
     started = 0
     problem: str | None = None
     context = multiprocessing.get_context("spawn")  # no fork: the referee runs gRPC threads
@@ -218,6 +230,9 @@ def run_ladder(
                     match = store.take_next()
                 if match is None:
                     break
+                if match.attempts > MAX_ATTEMPTS:  # earlier runs died on it: never again
+                    _give_up(store, summary, match.id, f"{MAX_ATTEMPTS} attempts never finished")
+                    continue
                 bots = {bot.name: bot for bot in store.bots()}
                 job = MatchJob(
                     match_id=match.id,
@@ -236,17 +251,26 @@ def run_ladder(
                     autoload=config.autoload_plugins,
                     log_cap=logs.cap_per_stream(len(match.seats)),
                 )
-                pending[pool.submit(play_job, job)] = match.id
+                pending[pool.submit(play_job, job)] = (match.id, match.attempts)
                 started += 1
             if not pending:
                 break
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
-                match_id = pending.pop(future)
-                outcome = future.result()
-                if "error" in outcome:
+                match_id, attempt = pending.pop(future)
+                try:
+                    outcome = future.result()
+                except BrokenProcessPool as error:  # a worker died: the pool is gone
                     store.requeue(match_id)
-                    problem = problem or f"match {match_id} could not be played: {outcome['error']}"
+                    problem = problem or f"a match worker died during match {match_id}: {error}"
+                    continue
+                if "error" in outcome:
+                    if attempt >= MAX_ATTEMPTS:
+                        _give_up(store, summary, match_id, outcome["error"])
+                    else:
+                        store.requeue(match_id)  # taken again next, up to MAX_ATTEMPTS
+                    if bar:
+                        bar.update(summary.finished, f"match {match_id}: {outcome['error']}")
                     continue
                 recorded = store.record(
                     match_id, outcome["result"], outcome.get("replay"), config.suspend_after, env

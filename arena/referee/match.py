@@ -7,6 +7,7 @@ The referee never raises because of a bot: every bot fault becomes a
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import fnmatch
 import random
 import time
@@ -167,6 +168,8 @@ class _Match:
                     await seat.connection.send(self._match_start(index).SerializeToString())
                 except BotFault as fault:
                     self.fault(index, fault, game=-1, hand=-1, consequence="forfeit")
+                except Exception as error:  # the seat's fault, never the referee's crash
+                    self.fault(index, _unexpected(error), game=-1, hand=-1, consequence="forfeit")
         try:
             for number in range(config.games):
                 self.result.games.append(await self.play_game(number))
@@ -177,7 +180,9 @@ class _Match:
         finally:
             for seat in self.seats:
                 if seat.connection is not None:
-                    await seat.connection.end_match()
+                    # One seat's broken stream must not keep the others' open.
+                    with contextlib.suppress(Exception):
+                        await seat.connection.end_match()
         self.emit({"type": "match_end", "result": self.result.to_json()})
 
     def _match_start(self, seat: int) -> pb.RefereeMessage:
@@ -292,6 +297,8 @@ class _Match:
             await connection.send(data)
         except BotFault as fault:
             self.fault(seat, fault, game, hand, "forfeit")
+        except Exception as error:  # the seat's fault, never the referee's crash
+            self.fault(seat, _unexpected(error), game, hand, "forfeit")
 
     async def play_turn(self, table: Any, seat: int, game: int, banks: list[float]) -> bool:
         """Ask ``seat`` for an action and play it (or a replacement); False: it forfeits."""
@@ -302,7 +309,10 @@ class _Match:
         self.request_id += 1
         request_id = self.request_id
         bank = banks[seat]
-        message = table.decision_bytes(seat, game, request_id, decision_ms, int(bank * 1000))
+        try:
+            message = table.decision_bytes(seat, game, request_id, decision_ms, int(bank * 1000))
+        except Exception as error:  # the seat's fault, never the referee's crash
+            return await self._after_fault(table, seat, game, _unexpected(error), 0.0)
         hand = table.hand_number  # before the action: it may end the hand
         started = time.perf_counter()
         try:
@@ -318,13 +328,25 @@ class _Match:
                     )
                 banks[seat] = bank
             action = self._action_of(table, reply)
-            table.apply(action, seat)  # checks everything before it changes anything
+            try:
+                table.apply(action, seat)  # checks everything before it changes anything
+            except IllegalActionError:
+                raise
+            except Exception as error:  # an action the engine chokes on: refused all the same
+                raise BotFault(
+                    SeatStatus.ILLEGAL_ACTION,
+                    f"the engine refused {action!r}: {type(error).__name__}: {error}",
+                ) from None
         except BotFault as fault:
             return await self._after_fault(table, seat, game, fault, time.perf_counter() - started)
         except IllegalActionError as error:
             illegal = BotFault(SeatStatus.ILLEGAL_ACTION, str(error))
             return await self._after_fault(
                 table, seat, game, illegal, time.perf_counter() - started
+            )
+        except Exception as error:  # the connection or anything else serving this seat
+            return await self._after_fault(
+                table, seat, game, _unexpected(error), time.perf_counter() - started
             )
         self.records[seat].decision_seconds.append(elapsed)
         if self.observers:  # skip building the record when nobody listens (hot path)
@@ -356,7 +378,17 @@ class _Match:
                 return table.action_from_proto(reply.action)
             except ProtocolError as error:
                 raise BotFault(SeatStatus.MALFORMED_REPLY, str(error)) from None
-        raise BotFault(SeatStatus.MALFORMED_REPLY, "reply has neither legal_index nor action")
+            except IllegalActionError:
+                raise
+            except Exception as error:  # whatever the conversion chokes on is malformed too
+                raise BotFault(
+                    SeatStatus.MALFORMED_REPLY,
+                    f"action could not be read: {type(error).__name__}: {error}",
+                ) from None
+        said = f" (its comment: {_quoted(reply.comment)})" if reply.comment else ""
+        raise BotFault(
+            SeatStatus.MALFORMED_REPLY, f"reply has neither legal_index nor action{said}"
+        )
 
     async def _after_fault(
         self, table: Any, seat: int, game: int, fault: BotFault, elapsed: float
@@ -373,34 +405,60 @@ class _Match:
             and policy.mode is FaultMode.RANDOM
             and self.replacements[seat] < policy.max_replacements
         ):
-            self.replacements[seat] += 1
-            action = self.rng.choice(table.legal)
-            text = table.format_action(action)
-            self.fault(seat, fault, game, table.hand_number, f"random: {text}")
-            await self._send(
-                seat,
-                pb.RefereeMessage(
-                    notice=pb.Notice(text=f"{fault}; the referee played {text} for you")
-                ).SerializeToString(),
-                game,
-                table.hand_number,
-            )
-            self.emit(
-                {
-                    "type": "action",
-                    "game": game,
-                    "hand": table.hand_number,
-                    "seat": seat,
-                    "action": text,
-                    "ms": round(elapsed * 1000, 3),
-                    "comment": "",
-                    "replaced": True,
-                }
-            )
-            table.apply(action, seat)
-            return True
+            try:
+                return await self._replace(table, seat, game, fault, elapsed)
+            except Exception as error:  # no replacement to be had (an engine's bug): forfeit
+                fault = BotFault(
+                    fault.status,
+                    f"{fault.reason}; no replacement could be played "
+                    f"({type(error).__name__}: {error})",
+                )
         self.fault(seat, fault, game, table.hand_number, "forfeit")
         return False
+
+    async def _replace(
+        self, table: Any, seat: int, game: int, fault: BotFault, elapsed: float
+    ) -> bool:
+        """The fault policy's random legal action in place of the seat's."""
+        self.replacements[seat] += 1
+        action = self.rng.choice(table.legal)
+        text = table.format_action(action)
+        self.fault(seat, fault, game, table.hand_number, f"random: {text}")
+        await self._send(
+            seat,
+            pb.RefereeMessage(
+                notice=pb.Notice(text=f"{fault}; the referee played {text} for you")
+            ).SerializeToString(),
+            game,
+            table.hand_number,
+        )
+        self.emit(
+            {
+                "type": "action",
+                "game": game,
+                "hand": table.hand_number,
+                "seat": seat,
+                "action": text,
+                "ms": round(elapsed * 1000, 3),
+                "comment": "",
+                "replaced": True,
+            }
+        )
+        table.apply(action, seat)
+        return True
+
+
+def _unexpected(error: Exception) -> BotFault:
+    """An exception raised while serving a seat (a connection's, a codec's): that
+    seat's fault, fatal since nothing more can be trusted of its stream."""
+    return BotFault(
+        SeatStatus.CRASHED, f"serving this seat failed: {type(error).__name__}: {error}"
+    )
+
+
+def _quoted(text: str) -> str:
+    """A bot's own text in a fault reason: one line, at most 200 characters."""
+    return repr(" ".join(text.split())[:200])
 
 
 def _plays(patterns: Sequence[str], game_id: str) -> bool:

@@ -145,16 +145,45 @@ class BotSession:
         comment = ""
         if isinstance(answer, Reply):
             answer, comment = answer.action, answer.comment
+        if not isinstance(comment, str):
+            return self._mistake(request, f"Reply.comment is a {type(comment).__name__}, not a str")
         reply = pb.DecisionReply(request_id=request.request_id, comment=comment[:200])
         if isinstance(answer, int) and not isinstance(answer, bool):
+            if not 0 <= answer < 2**32:  # an index past the end is the referee's to judge
+                return self._mistake(request, f"returned index {answer}, which no reply can carry")
             reply.legal_index = answer
             return reply
+        if answer is None:
+            return self._mistake(request, "returned None (no return statement on some path?)")
         for index, action in enumerate(decision.legal_actions):
             if action == answer:  # one of the listed actions: its index is enough
                 reply.legal_index = index
                 return reply
-        reply.action.CopyFrom(self._codec.action_to_proto(answer))
+        try:
+            message = self._codec.action_to_proto(answer)
+        except Exception:  # anything but an action of this game: the bot's mistake, named
+            message = None
+        if not isinstance(message, pb.Action) or message.WhichOneof("kind") is None:
+            shown = repr(answer)
+            shown = shown if len(shown) <= 60 else shown[:57] + "..."
+            return self._mistake(
+                request,
+                f"returned {shown} (a {type(answer).__name__}), not an action of {self.game_id}",
+            )
+        reply.action.CopyFrom(message)
         return reply
+
+    def _mistake(self, request: pb.DecisionRequest, what: str) -> pb.DecisionReply:
+        """A ``decide`` that returned no usable answer: say so on stderr and send a
+        reply with no choice, which the referee records as a malformed reply (so the
+        match's fault policy applies, as to any bot that sends one), its comment
+        naming the mistake."""
+        message = (
+            f"{self.bot.name}: decide {what}; return one of decision.legal_actions, "
+            "its index, or Reply(action, comment)"
+        )
+        print(message, file=sys.stderr, flush=True)
+        return pb.DecisionReply(request_id=request.request_id, comment=message[:200])
 
 
 def report_crash(bot: Bot) -> str:

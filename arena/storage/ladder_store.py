@@ -243,6 +243,17 @@ class LadderStore:
                 (match_id,),
             )
 
+    def give_up(self, match_id: int, reason: str) -> None:
+        """A match the arena failed to play, attempt after attempt: cancelled, with the
+        reason kept in its result, so the queue moves on (re-enabling one of its bots
+        queues it again, like any cancelled match)."""
+        with self.transaction():
+            self.db.execute(
+                "UPDATE matches SET status = 'cancelled', finished = ?, result = ? "
+                "WHERE id = ? AND status IN ('running', 'scheduled')",
+                (_now(), json.dumps({"error": reason}), match_id),
+            )
+
     def played_counts(self) -> dict[str, int]:
         return {bot.name: bot.matches for bot in self.bots()}
 

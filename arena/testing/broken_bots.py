@@ -23,7 +23,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent import futures
 from pathlib import Path
 from typing import Any
@@ -38,7 +38,17 @@ from arena.proto import bot_pb2_grpc as pb_grpc
 from arena.protocol import PROTOCOL_VERSION
 from arena.sdk import ADDRESS_VARIABLE, Bot, Decision, gin, serve
 
-__all__ = ["DELAY_VARIABLE", "EXPECTED_STATUS", "KINDS", "main", "manifest_text", "write_manifest"]
+__all__ = [
+    "DELAY_VARIABLE",
+    "EXPECTED_STATUS",
+    "GARBAGE",
+    "KINDS",
+    "UNSTARTABLE",
+    "main",
+    "manifest_text",
+    "write_manifest",
+    "write_unstartable_manifest",
+]
 
 #: The ``slow`` kind's delay in milliseconds when ``--delay-ms`` is not given.
 DELAY_VARIABLE = "BROKEN_BOT_DELAY_MS"
@@ -300,6 +310,222 @@ def _refuse_handshake(options: argparse.Namespace) -> None:
 def _wrong_version(options: argparse.Namespace) -> None:
     """Answers the handshake claiming protocol version 2."""
     _serve_raw(options, _RawBot(options.kind, version=PROTOCOL_VERSION + 1))
+
+
+# -- bots writing raw bytes: what no protobuf library would send -------------------------
+
+#: Bytes that are no protobuf message at all (a field with wire type 7, which does not exist).
+GARBAGE = b"\xff\xff\xff\xff\x0f"
+#: A comment this long makes a reply bigger than the referee accepts (MAX_MESSAGE_BYTES).
+OVERSIZED_COMMENT = 100_000
+
+_Respond = Callable[[pb.RefereeMessage], Iterable[bytes] | None]
+
+
+def _reply_bytes(request: pb.DecisionRequest, comment: str = "") -> bytes:
+    """A legal reply (``legal_index`` 0) to ``request``, serialized."""
+    reply = pb.DecisionReply(request_id=request.request_id, legal_index=0, comment=comment)
+    data: bytes = pb.BotMessage(decision=reply).SerializeToString()
+    return data
+
+
+def _serve_bytes(
+    options: argparse.Namespace, respond: _Respond, *, hang_handshake: bool = False
+) -> None:
+    """Serve a bot whose PlayMatch writes whatever bytes ``respond`` returns for each
+    referee message (``None``: end the stream), with no serializer in between."""
+    name = f"broken-{options.kind}"
+
+    def handshake(request: pb.HandshakeRequest, context: grpc.ServicerContext) -> pb.HandshakeReply:
+        if hang_handshake:
+            threading.Event().wait()
+        return pb.HandshakeReply(
+            name=name, version="1.0", protocol_version=PROTOCOL_VERSION, games=["gin-rummy/*"]
+        )
+
+    def play(
+        requests: Iterator[pb.RefereeMessage], context: grpc.ServicerContext
+    ) -> Iterator[bytes]:
+        for message in requests:
+            replies = respond(message)
+            if replies is None:
+                return
+            yield from replies
+
+    handlers = {
+        "Handshake": grpc.unary_unary_rpc_method_handler(
+            handshake,
+            request_deserializer=pb.HandshakeRequest.FromString,
+            response_serializer=pb.HandshakeReply.SerializeToString,
+        ),
+        "PlayMatch": grpc.stream_stream_rpc_method_handler(
+            play, request_deserializer=pb.RefereeMessage.FromString, response_serializer=None
+        ),
+    }
+    service = pb.DESCRIPTOR.services_by_name["Bot"].full_name
+    _serve_handlers(options, name, grpc.method_handlers_generic_handler(service, handlers))
+
+
+def _serve_handlers(
+    options: argparse.Namespace, name: str, handler: grpc.GenericRpcHandler
+) -> None:
+    address = options.address or os.environ.get(ADDRESS_VARIABLE)
+    if not address:
+        sys.exit(f"{name}: no address: pass --address or set {ADDRESS_VARIABLE}")
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
+    server.add_generic_rpc_handlers((handler,))
+    health_servicer = health.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    server.add_insecure_port(address)
+    server.start()
+    health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
+    server.wait_for_termination()
+
+
+def _on_decision(reply: Callable[[pb.DecisionRequest], Iterable[bytes] | None]) -> _Respond:
+    """Answer decision requests with ``reply``; lifecycle messages get nothing."""
+
+    def respond(message: pb.RefereeMessage) -> Iterable[bytes] | None:
+        if message.WhichOneof("body") == "decision":
+            return reply(message.decision)
+        return ()
+
+    return respond
+
+
+@_kind("garbage-bytes", SeatStatus.MALFORMED_REPLY)
+def _garbage_bytes(options: argparse.Namespace) -> None:
+    """Replies to every request with bytes that do not decode as any protobuf message."""
+    _serve_bytes(options, _on_decision(lambda request: [GARBAGE]))
+
+
+@_kind("truncated", SeatStatus.MALFORMED_REPLY)
+def _truncated(options: argparse.Namespace) -> None:
+    """Replies with a valid reply cut off in the middle of its comment."""
+    _serve_bytes(
+        options, _on_decision(lambda request: [_reply_bytes(request, comment="x" * 40)[:-10]])
+    )
+
+
+@_kind("wrong-message", SeatStatus.PROTOCOL_ERROR)
+def _wrong_message(options: argparse.Namespace) -> None:
+    """Replies with another message type: the RefereeMessage it was sent, echoed back."""
+    _serve_bytes(
+        options,
+        _on_decision(lambda request: [pb.RefereeMessage(decision=request).SerializeToString()]),
+    )
+
+
+@_kind("oversized", SeatStatus.PROTOCOL_ERROR)
+def _oversized(options: argparse.Namespace) -> None:
+    """Replies legally, with a comment of 100,000 characters: over the referee's message limit."""
+    _serve_bytes(
+        options,
+        _on_decision(lambda request: [_reply_bytes(request, comment="x" * OVERSIZED_COMMENT)]),
+    )
+
+
+@_kind("early-close", SeatStatus.CRASHED)
+def _early_close(options: argparse.Namespace) -> None:
+    """Ends its PlayMatch stream (cleanly) at the first decision request, unanswered."""
+    _serve_bytes(options, _on_decision(lambda request: None))
+
+
+@_kind("duplicate-reply", SeatStatus.PROTOCOL_ERROR)
+def _duplicate_reply(options: argparse.Namespace) -> None:
+    """Answers every request legally, twice: the second is a reply nobody asked for."""
+    _serve_bytes(options, _on_decision(lambda request: [_reply_bytes(request)] * 2))
+
+
+@_kind("future-reply", SeatStatus.PROTOCOL_ERROR)
+def _future_reply(options: argparse.Namespace) -> None:
+    """On MatchStart, answers requests 100000-100019, which no match gets to, unasked."""
+
+    def respond(message: pb.RefereeMessage) -> Iterable[bytes]:
+        if message.WhichOneof("body") != "match_start":
+            return ()
+        guesses = [pb.DecisionRequest(request_id=n) for n in range(100_000, 100_020)]
+        return [_reply_bytes(guess) for guess in guesses]
+
+    _serve_bytes(options, respond)
+
+
+@_kind("flood", SeatStatus.PROTOCOL_ERROR)
+def _flood(options: argparse.Namespace) -> None:
+    """Answers the first request legally, then writes legal-looking replies without end."""
+
+    def reply(request: pb.DecisionRequest) -> Iterator[bytes]:
+        data = _reply_bytes(request)
+        while True:
+            yield data
+
+    _serve_bytes(options, _on_decision(reply))
+
+
+@_kind("hung-handshake", SeatStatus.START_FAILED)
+def _hung_handshake(options: argparse.Namespace) -> None:
+    """Reports SERVING, then never answers its Handshake."""
+    _serve_bytes(
+        options, _on_decision(lambda request: [_reply_bytes(request)]), hang_handshake=True
+    )
+
+
+@_kind("returns-none", SeatStatus.MALFORMED_REPLY)
+def _returns_none(options: argparse.Namespace) -> None:
+    """An SDK bot whose decide returns None (a forgotten return)."""
+    _serve_sdk(options, lambda decision: None)
+
+
+@_kind("returns-text", SeatStatus.MALFORMED_REPLY)
+def _returns_text(options: argparse.Namespace) -> None:
+    """An SDK bot whose decide returns a string ("draw stock") instead of an action."""
+    _serve_sdk(options, lambda decision: "draw stock")
+
+
+# -- manifests of programs that cannot start at all ----------------------------------------
+
+#: How a manifest can name a program that cannot run, with the words its reason must hold.
+UNSTARTABLE: dict[str, str] = {
+    "missing-program": "not found on PATH",
+    "missing-file": "does not exist",
+    "not-executable": "is not executable",
+    "bad-interpreter": "names the interpreter '/nonexistent/python9'",
+    "bad-env-interpreter": "'python-that-does-not-exist' through #!/usr/bin/env",
+    "no-shebang": "a text file without a #! line",
+}
+
+
+def write_unstartable_manifest(directory: Path, how: str, *, marker: str = "") -> Path:
+    """A manifest in ``directory`` whose program cannot run, as ``how`` (a key of
+    ``UNSTARTABLE``) says; ``marker`` goes on its command line."""
+    directory = Path(directory)
+    script = directory / f"{how}.sh"
+    program = f"./{script.name}"
+    if how == "missing-program":
+        program = f"no-such-program-{how}"
+    elif how == "missing-file":
+        program = "./not-there.sh"
+    elif how == "not-executable":
+        script.write_text("#!/bin/sh\nexit 0\n", encoding="utf-8")
+        script.chmod(0o644)
+    elif how == "bad-interpreter":
+        script.write_text("#!/nonexistent/python9\nprint(1)\n", encoding="utf-8")
+        script.chmod(0o755)
+    elif how == "bad-env-interpreter":
+        script.write_text("#!/usr/bin/env python-that-does-not-exist\n", encoding="utf-8")
+        script.chmod(0o755)
+    elif how == "no-shebang":
+        script.write_text("echo hello\n", encoding="utf-8")
+        script.chmod(0o755)
+    else:
+        raise ValueError(f"unknown way not to start {how!r} (known: {', '.join(UNSTARTABLE)})")
+    words = ", ".join(json.dumps(word) for word in (program, "--marker", marker))
+    path = directory / f"{how}.toml"
+    path.write_text(
+        f'name = "unstartable-{how}"\ncommand = [{words}]\nworking_directory = "."\n',
+        encoding="utf-8",
+    )
+    return path
 
 
 # -- manifests and the command line -----------------------------------------------------

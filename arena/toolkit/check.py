@@ -43,7 +43,7 @@ from arena.games.gin_rummy import STANDARD
 from arena.games.registry import GameSpec
 from arena.hosting.connection import BotConnection, InProcessConnection
 from arena.hosting.faults import SeatStatus
-from arena.hosting.launcher import HostedBot, LaunchSettings
+from arena.hosting.launcher import HostedBot, LaunchSettings, UnstartableBotError
 from arena.hosting.probe import health_status, probe_handshake
 from arena.plugins import PluginSet
 from arena.plugins.hosted import host_bots
@@ -355,6 +355,9 @@ class _Checker:
         started = time.perf_counter()
         bot = self.host.start()
         elapsed = time.perf_counter() - started
+        unstartable = UnstartableBotError.of([bot])
+        if unstartable is not None:  # a program that cannot run: the user's to fix, in one line
+            raise unstartable
         fault = bot.start_fault
         if fault is not None and fault.status is SeatStatus.START_FAILED:
             hint = _HINTS[SeatStatus.START_FAILED]

@@ -55,7 +55,20 @@ REASONS = {
     "unknown-request": r"reply to unknown request \d+",
     "refuse-handshake": r"refused the handshake: FAILED_PRECONDITION .*refuses protocol version 1",
     "wrong-version": r"speaks protocol version 2, the referee 1",
+    "garbage-bytes": r"reply to request \d+ is not a BotMessage: 5 bytes that do not decode",
+    "truncated": r"reply to request \d+ is not a BotMessage: \d+ bytes that do not decode",
+    "wrong-message": r"expected a DecisionReply, got an empty BotMessage",
+    "oversized": r"over the limit of 65536 bytes",
+    "early-close": r"the bot closed its stream",
+    "duplicate-reply": r"reply to request \d+, which is not open",
+    "future-reply": r"reply to unknown request 100000: not sent yet",
+    "flood": r"reply to request \d+, which is not open",
+    "hung-handshake": r"did not answer the handshake within the start-up limit of 8\.0 s",
+    "returns-none": r"decide returned None",
+    "returns-text": r"returned 'draw stock' \(a str\), not an action of gin-rummy/standard",
 }
+# Start-up limits (s) for the kinds that never start: short, so the test does not wait long.
+STARTUP = {"never-ready": 0.5, "hung-handshake": 8.0}
 FAULTY = [kind for kind, status in EXPECTED_STATUS.items() if status is not SeatStatus.OK]
 STUBBORN = [kind for kind, status in EXPECTED_STATUS.items() if status is SeatStatus.OK]
 FATAL = {SeatStatus.CRASHED, SeatStatus.PROTOCOL_ERROR, SeatStatus.START_FAILED}
@@ -92,7 +105,7 @@ def play(
 def test_fault_becomes_a_seat_status(kind: str, tmp_path: Path, marker: str) -> None:
     seat = FAULTY.index(kind) % 2  # both seats get a turn at misbehaving
     other = 1 - seat
-    broken = broken_bot(tmp_path, kind, marker, startup=0.5 if kind == "never-ready" else 10.0)
+    broken = broken_bot(tmp_path, kind, marker, startup=STARTUP.get(kind, 10.0))
     config = MatchConfig(STANDARD, games=GAMES, seed=7, time_control=TIME)
     replay = tmp_path / "match.jsonl"
 
