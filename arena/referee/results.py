@@ -85,6 +85,9 @@ class MatchResult:
     games: list[GameRecord] = field(default_factory=list)
     replay_path: str | None = None
     fault_policy: str = "forfeit"
+    seed_commitment: str = ""  # hex, as sent in MatchStart
+    seed_salt: str = ""  # hex: with the seed, opens the commitment
+    seed_revealed_to_bots: bool = True  # MatchEnd carried seed and salt
 
     def wins(self, seat: int) -> int:
         return sum(1 for game in self.games if game.winner == seat)
@@ -138,6 +141,9 @@ class MatchResult:
             "match_id": self.match_id,
             "game_id": self.game_id,
             "seed": self.seed,
+            "seed_commitment": self.seed_commitment,
+            "seed_salt": self.seed_salt,
+            "seed_revealed_to_bots": self.seed_revealed_to_bots,
             "games": len(self.games),
             "fault_policy": self.fault_policy,
             "bots": [self.seat_summary(seat) for seat in range(len(self.seats))],

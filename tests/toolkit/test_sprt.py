@@ -23,6 +23,8 @@ from pathlib import Path
 import pytest
 
 from arena.cli.main import main
+from arena.cli.sprt import pair_seed
+from arena.referee.replay import read_replay
 from arena.toolkit.sprt import (
     GAME_SCORES,
     REGULARIZATION,
@@ -432,12 +434,12 @@ def test_a_pair_is_the_same_deals_with_the_seats_swapped(
     )  # fmt: skip
     assert status == 3
     replays = sorted(path.name for path in tmp_path.glob("*.jsonl"))
-    assert replays == [f"sprt-{seed}-new{seat}.jsonl" for seed in (40, 41) for seat in (0, 1)]
-    for seed in (40, 41):
+    assert replays == [f"sprt-{pair}-new{seat}.jsonl" for pair in (0, 1) for seat in (0, 1)]
+    for pair in (0, 1):
         first, second = (
-            [json.loads(line) for line in (tmp_path / f"sprt-{seed}-new{seat}.jsonl").open()]
-            for seat in (0, 1)
+            list(read_replay(tmp_path / f"sprt-{pair}-new{seat}.jsonl")) for seat in (0, 1)
         )
+        assert first[0]["seed"] == second[0]["seed"] == pair_seed(40, pair)
         assert [p["name"] for p in first[0]["players"]] == ["greedy", "random"]
         assert [p["name"] for p in second[0]["players"]] == ["random", "greedy"]
         decks = [[r["deck"] for r in records if r["type"] == "deal"] for records in (first, second)]
