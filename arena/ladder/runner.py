@@ -8,19 +8,20 @@ finished matches are never lost or counted twice; matches in flight re-run.
 
 from __future__ import annotations
 
-import hashlib
 import multiprocessing
 import os
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from arena.cards import derive_seed
 from arena.ladder.config import LadderConfig, ScheduleKind
+from arena.ladder.deals import unit_seed
 from arena.ladder.progress import Progress
 from arena.ladder.schedule import Unit, continuous_pick, gauntlet, round_robin
 from arena.ladder.worker import MatchJob, play_job, watch_runner
 from arena.plugins import PluginError, load_plugins
+from arena.privatefiles import private_folder
 from arena.ratings import DEFAULT_ENV, RatingEnv
 from arena.storage.ladder_store import LadderStore
 
@@ -67,11 +68,8 @@ def _plan(store: LadderStore, config: LadderConfig) -> None:
 
 
 def _queue(store: LadderStore, config: LadderConfig, unit: Unit) -> None:
-    # The deals depend only on the ladder's seed and the unit's name.
-    digest = int.from_bytes(hashlib.sha256(unit.key.encode()).digest()[:8], "big")
-    store.add_unit(
-        unit.key, derive_seed(config.seed, 3, digest) >> 1, unit.lineups
-    )  # SQLite: signed 64-bit
+    # The deals depend only on the ladder's secret and the unit's name.
+    store.add_unit(unit.key, unit_seed(store.deal_secret(), config, unit.key), unit.lineups)
 
 
 def _unit_number(store: LadderStore) -> int:
@@ -130,6 +128,8 @@ def run_ladder(
         raise LadderError(
             "a continuous ladder needs a stopping rule: --matches N or --until-sigma S"
         )
+    if config.replays:
+        private_folder(Path(config.replays))  # replays and bots' logs: owner-only
     _plan(store, config)
     summary.cancelled += store.cancel_inactive()
     total = max_matches if max_matches is not None else (store.scheduled_count() or None)
@@ -173,6 +173,8 @@ def run_ladder(
                     references=tuple(bots[name].reference for name in match.seats),
                     names=match.seats,
                     seed=match.seed,
+                    # The other matches of its unit play the same deals.
+                    reveal_seed=match.unit_matches == 1,
                     games=config.games,
                     hands_only=config.hands_only,
                     time_control=config.time_control,

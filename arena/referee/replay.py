@@ -14,6 +14,7 @@ the revealed seeds and decks back where version 1 had them, so readers see one f
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -145,10 +146,10 @@ def check_seed(records: list[dict[str, Any]]) -> SeedCheck:
     if not reveals:
         return SeedCheck(RevealCheck.ABSENT, "the replay stops before the seed is revealed")
     seed, salt = reveals[-1].get("seed"), reveals[-1].get("salt")
-    try:
-        status = check_reveal(bytes.fromhex(commitment), seed, bytes.fromhex(salt))
-    except (TypeError, ValueError):  # not hex, not a string, not an int
-        status = RevealCheck.MISMATCH
+    status = RevealCheck.MISMATCH
+    if type(seed) is int and isinstance(salt, str) and isinstance(commitment, str):
+        with contextlib.suppress(ValueError):  # not hex: a mismatch
+            status = check_reveal(bytes.fromhex(commitment), seed, bytes.fromhex(salt))
     if status is RevealCheck.VERIFIED:
         return SeedCheck(status, f"seed {seed} and its salt hash to the header's commitment")
     return SeedCheck(
