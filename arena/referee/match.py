@@ -294,7 +294,9 @@ class _Match:
             reason,
             table.hand_number + 1,
         )
-        self.emit({"type": "game_end", **record.to_json()})
+        # Without the game's seed: from it (SplitMix64 can be run backwards) the
+        # match seed and every later game's deals follow; it comes with the reveal.
+        self.emit({"type": "game_end", **record.to_json(without_seed=True)})
         await self.broadcast(
             pb.RefereeMessage(
                 game_end=pb.GameEnd(

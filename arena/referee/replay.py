@@ -118,7 +118,7 @@ def _put_back_reveal(path: Path, records: list[dict[str, Any]]) -> None:
         raise ReplayError(f"{path}:{line}: each revealed deck has a game, hand and deck") from None
     records[0]["seed"] = seed
     for record in records:
-        if record["type"] == "game":
+        if record["type"] in ("game", "game_end"):
             record["seed"] = derive_seed(seed, 1, record["game"])
         elif record["type"] == "deal" and (record.get("game"), record.get("hand")) in by_deal:
             record["deck"] = by_deal[record["game"], record["hand"]]

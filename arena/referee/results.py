@@ -53,8 +53,8 @@ class GameRecord:
     reason: str
     hands: int
 
-    def to_json(self) -> dict[str, Any]:
-        return {
+    def to_json(self, *, without_seed: bool = False) -> dict[str, Any]:
+        data = {
             "game": self.number,
             "seed": self.seed,
             "scores": list(self.scores),
@@ -63,6 +63,9 @@ class GameRecord:
             "reason": self.reason,
             "hands": self.hands,
         }
+        if without_seed:
+            del data["seed"]
+        return data
 
 
 @dataclass
