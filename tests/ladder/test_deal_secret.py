@@ -241,3 +241,21 @@ def test_another_user_cannot_read_a_match_replay_or_log(
     (run_dir,) = [entry for entry in shared.iterdir() if entry.is_dir()]
     for target in (replay, next(run_dir.glob("*.log"))):
         assert not nobody_reads(target), target
+
+
+def test_a_duplicate_unit_keeps_its_seed_from_the_bots(secret_ladder: tuple[Path, str]) -> None:
+    """Both matches of a duplicate unit deal the same cards: revealing the seed at the
+    end of one would tell the other's, so neither reveals it; the result keeps it."""
+    store = LadderStore.open(secret_ladder[0])
+    try:
+        rows = store.db.execute(
+            "SELECT m.result, u.seed FROM matches m JOIN units u ON u.id = m.unit_id "
+            "WHERE m.status = 'finished'"
+        ).fetchall()
+    finally:
+        store.close()
+    assert len(rows) == 2
+    for row in rows:
+        result = json.loads(row["result"])
+        assert result["seed_revealed_to_bots"] is False
+        assert result["seed"] == row["seed"] and len(result["seed_salt"]) == 64
