@@ -18,6 +18,7 @@ from typing import Any
 from arena.cli.common import add_plugin_options, host_bots, plugins_from_args
 from arena.hosting.launcher import LaunchSettings
 from arena.plugins import MatchContext
+from arena.privatefiles import private_folder
 from arena.referee.match import MatchConfig, Seat, play_match
 from arena.referee.seeds import seed_or_fresh
 from arena.referee.settings import SettingsError, TimeControl
@@ -98,7 +99,7 @@ def _run(args: argparse.Namespace) -> int:
     )
     settings = LaunchSettings(
         sandbox=args.sandbox,
-        run_dir=args.replays / config.match_id,
+        run_dir=private_folder(args.replays / config.match_id),  # the bot's logs
         startup_seconds=args.startup_ms / 1000,
     )
     human = HumanConnection(HumanPlayer(sys.stdin, sys.stdout))

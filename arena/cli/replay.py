@@ -114,9 +114,14 @@ def _print_record(
         )
         print(f"  {players}")
     elif kind == "game":
-        print(f"\ngame {record['game']} (seed {record['seed']})")
+        print(f"\ngame {record['game']} (seed {record.get('seed', 'not revealed yet')})")
     elif kind == "deal":
         deal = deals.get((record["game"], record["hand"]))
+        if deal is None and "deck" not in record:  # the match is not over
+            print(
+                f"  hand {record['hand']}: {names[record['dealer']]} deals (cards not revealed yet)"
+            )
+            return
         if deal is None:  # the engine could not re-play the game this far
             print(
                 f"  hand {record['hand']}: {names[record['dealer']]} deals (run --verify: the engine disagrees)"

@@ -37,6 +37,7 @@ from arena.games.registry import UnknownGameError
 from arena.hosting.faults import SeatStatus
 from arena.hosting.launcher import HostedBot, LaunchSettings
 from arena.plugins import MatchContext
+from arena.privatefiles import private_folder
 from arena.referee.match import MatchConfig, Seat, play_match
 from arena.referee.results import GameRecord, MatchResult
 from arena.referee.seeds import derived_seed, seed_or_fresh
@@ -131,7 +132,7 @@ def _run(args: argparse.Namespace) -> int:
     policy = FaultPolicy.parse(args.faults)
     settings = LaunchSettings(
         sandbox=args.sandbox,
-        run_dir=args.replays / "bots" if args.replays else None,
+        run_dir=private_folder(args.replays / "bots") if args.replays else None,
         startup_seconds=args.startup_ms / 1000,
         in_process=args.in_process,
     )

@@ -120,7 +120,8 @@ def dealt_hands(
         kind = record["type"]
         if kind == "game":
             number = record["game"]
-            table = table_for_game(spec, header, record)
+            # No seed: the replay stops before its reveal (a match still going on).
+            table = table_for_game(spec, header, record) if "seed" in record else None
         elif table is None:
             continue
         elif kind == "deal":

@@ -277,3 +277,17 @@ def test_a_replay_mid_match_tells_no_seed_and_no_deck(tmp_path: Path) -> None:
             assert ",".join(json.dumps(card) for card in deck[21:]) not in snapshot
     ended = replay.read_text()
     assert f'"seed":{seed}' in ended and '"type":"reveal"' in ended  # revealed at the end
+
+
+def test_a_replay_cut_before_its_reveal_still_prints(finished: Path, tmp_path: Path) -> None:
+    """What a referee killed mid-match leaves (or a match still going on): the moves
+    print, the deals are said to be unrevealed, and --verify names what is missing."""
+    lines = finished.read_text().splitlines(keepends=True)
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("".join(lines[:20]))
+    shown = arena("replay", str(cut))
+    assert shown.returncode == 0, shown.stderr
+    assert "seed not revealed" in shown.stdout and "(cards not revealed yet)" in shown.stdout
+    verified = arena("replay", "--verify", str(cut))
+    assert verified.returncode == 1
+    assert "seed commitment absent: the replay stops before the seed is revealed" in verified.stdout
