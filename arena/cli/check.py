@@ -18,6 +18,7 @@ from arena.cli.common import (
     plugins_from_args,
     time_control_from_args,
 )
+from arena.referee.seeds import seed_or_fresh
 from arena.referee.settings import SettingsError
 from arena.toolkit.check import (
     CheckResult,
@@ -58,7 +59,9 @@ def register(commands: Any) -> None:
         metavar="N",
         help="hands against random per rule set (default 4)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed of the hands against random")
+    parser.add_argument(
+        "--seed", type=int, help="seed of the hands against random (default: fresh, printed)"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object at the end")
     add_sandbox_option(parser)
     parser.add_argument(
@@ -72,14 +75,13 @@ def register(commands: Any) -> None:
 def _run(args: argparse.Namespace) -> int:
     if args.games < 0:
         raise SettingsError(f"--games must not be negative, got {args.games}")
-    if args.seed < 0:
-        raise SettingsError(f"--seed must be non-negative, got {args.seed}")
+    seed = seed_or_fresh(args.seed)
     plugins = plugins_from_args(args)
     settings = CheckSettings(
         time_control=time_control_from_args(args),
         sandbox=args.sandbox,
         games=args.games,
-        seed=args.seed,
+        seed=seed,
         only=tuple(args.game),
         log_dir=args.logs,
         modules=tuple(args.plugin),
@@ -92,7 +94,8 @@ def _run(args: argparse.Namespace) -> int:
 
     report = run_check(args.bot, plugins, settings, emit)
     if args.json:
-        print(json.dumps(report.to_json()))
+        print(json.dumps({**report.to_json(), "seed": seed}))
     else:
+        print(f"hands against random: seed {seed} (--seed {seed} deals them again)")
         print(summary_line(report))
     return 0 if report.passed else 1

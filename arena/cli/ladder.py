@@ -13,6 +13,7 @@ from typing import Any
 
 from arena.ladder import LadderConfig, load_ladder_config, run_ladder
 from arena.ladder.config import BotEntry
+from arena.ladder.deals import new_deal_secret, predictable_deals_note
 from arena.plugins import load_plugins
 from arena.ratings import DEFAULT_ENV
 from arena.storage import LadderStore
@@ -96,13 +97,17 @@ def _create(args: argparse.Namespace) -> int:
     config = load_ladder_config(args.config)
     _check_bots(config, str(args.config))
     path = args.db or args.config.parent / f"{config.name}.sqlite"
-    store = LadderStore.create(path, config.name, config.to_json(), str(args.config.resolve()))
+    store = LadderStore.create(
+        path, config.name, config.to_json(), str(args.config.resolve()), new_deal_secret(config)
+    )
     for bot in config.bots:
         store.add_bot(bot.name, bot.reference, DEFAULT_ENV.initial())
+    note = predictable_deals_note(store)
     store.close()
     print(
         f"created ladder {config.name} in {path}: {len(config.bots)} bots, {config.schedule.value}"
     )
+    print(note or f"deals: from a random secret kept in {path} (owner-only)")
     return 0
 
 
@@ -187,13 +192,17 @@ def _print_leaderboard(store: LadderStore) -> None:
             f"{row['rank']:>3} {row['name']:<16}{row['score']:>8.2f}{row['mu']:>8.2f}{row['sigma']:>7.2f}"
             f"{row['matches']:>9}{row['wins']:>6}{row['win_rate']:>7.1%}{row['faults']:>8}  {row['status']}"
         )
+    note = predictable_deals_note(store)
+    if note:
+        print(note)
 
 
 def _leaderboard(args: argparse.Namespace) -> int:
     store = LadderStore.open(args.db)
     try:
         if args.json:
-            print(json.dumps({"leaderboard": _rows(store)}))
+            deals = "predictable" if predictable_deals_note(store) else "secret"
+            print(json.dumps({"leaderboard": _rows(store), "deals": deals}))
         else:
             _print_leaderboard(store)
     finally:

@@ -19,8 +19,10 @@ from arena.cli.common import (
 from arena.hosting.identity import shared_identity_warning
 from arena.hosting.launcher import LaunchSettings, UnstartableBotError
 from arena.plugins import MatchContext
+from arena.privatefiles import private_folder
 from arena.referee.match import MatchConfig, Seat, play_match
 from arena.referee.results import MatchResult
+from arena.referee.seeds import seed_or_fresh
 from arena.referee.settings import FaultPolicy, SettingsError
 
 __all__ = ["register"]
@@ -38,7 +40,9 @@ def register(commands: Any) -> None:
     )
     parser.add_argument("--games", type=int, default=10, help="games to play (default 10)")
     parser.add_argument(
-        "--seed", type=int, default=0, help="deal seed: the same seed gives the same deals"
+        "--seed",
+        type=int,
+        help="deal seed: the same seed gives the same deals (default: a fresh one, printed)",
     )
     parser.add_argument(
         "--rules", default="standard", help="rule set of the game (default standard)"
@@ -67,8 +71,7 @@ def register(commands: Any) -> None:
 def _run(args: argparse.Namespace) -> int:
     if args.games < 1:
         raise SettingsError(f"--games must be at least 1, got {args.games}")
-    if args.seed < 0:
-        raise SettingsError(f"--seed must be non-negative, got {args.seed}")
+    seed = seed_or_fresh(args.seed)
     plugins = plugins_from_args(args)
     spec = plugins.game(f"{args.game}/{args.rules}")
     if not spec.min_seats <= len(args.bots) <= spec.max_seats:
@@ -80,12 +83,12 @@ def _run(args: argparse.Namespace) -> int:
     config = MatchConfig(
         spec,
         games=args.games,
-        seed=args.seed,
+        seed=seed,
         hands_only=args.hands,
         time_control=time_control,
         fault_policy=policy,
     )
-    run_dir = args.replays / config.match_id if args.replays else None
+    run_dir = private_folder(args.replays / config.match_id) if args.replays else None
     settings = LaunchSettings(
         sandbox=args.sandbox,
         run_dir=run_dir,
@@ -118,7 +121,7 @@ def _run(args: argparse.Namespace) -> int:
 
 def _print_table(result: MatchResult) -> None:
     print(
-        f"{result.game_id}, {len(result.games)} games, seed {result.seed}, faults: {result.fault_policy}"
+        f"{result.game_id}, {len(result.games)} games, seed {result.seed} (--seed {result.seed} plays these deals again), faults: {result.fault_policy}"
     )
     header = f"{'bot':<16}{'wins':>6}{'losses':>7}{'draws':>6}{'points':>8}{'pts/game':>9}  {'win rate (95% CI)':<22}{'faults':>7}  {'ms/decision (mean, max)':<24} sandbox"
     print(header)

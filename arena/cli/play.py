@@ -18,7 +18,9 @@ from typing import Any
 from arena.cli.common import add_plugin_options, host_bots, plugins_from_args
 from arena.hosting.launcher import LaunchSettings
 from arena.plugins import MatchContext
+from arena.privatefiles import private_folder
 from arena.referee.match import MatchConfig, Seat, play_match
+from arena.referee.seeds import seed_or_fresh
 from arena.referee.settings import SettingsError, TimeControl
 from arena.toolkit.play import (
     HumanConnection,
@@ -48,7 +50,7 @@ def register(commands: Any) -> None:
         "bot", metavar="BOT", help="bot name, manifest file, grpc://HOST:PORT or unix:PATH"
     )
     parser.add_argument("--rules", default="standard", help="Gin Rummy rule set (default standard)")
-    parser.add_argument("--seed", type=int, default=0, help="deal seed (default 0)")
+    parser.add_argument("--seed", type=int, help="deal seed (default: a fresh one, printed)")
     parser.add_argument(
         "--hands",
         type=int,
@@ -84,21 +86,20 @@ def register(commands: Any) -> None:
 def _run(args: argparse.Namespace) -> int:
     if args.hands is not None and args.hands < 1:
         raise SettingsError(f"--hands must be at least 1, got {args.hands}")
-    if args.seed < 0:
-        raise SettingsError(f"--seed must be non-negative, got {args.seed}")
+    seed = seed_or_fresh(args.seed)
     bot_clock = TimeControl(args.startup_ms, args.decision_ms, args.bank_ms)
     plugins = plugins_from_args(args)
     spec = plugins.game(f"gin-rummy/{args.rules}")
     config = MatchConfig(
         spec,
         games=args.hands or 1,
-        seed=args.seed,
+        seed=seed,
         hands_only=args.hands is not None,
         time_control=human_time_control(args.startup_ms),
     )
     settings = LaunchSettings(
         sandbox=args.sandbox,
-        run_dir=args.replays / config.match_id,
+        run_dir=private_folder(args.replays / config.match_id),  # the bot's logs
         startup_seconds=args.startup_ms / 1000,
     )
     human = HumanConnection(HumanPlayer(sys.stdin, sys.stdout))
@@ -127,6 +128,7 @@ def _run(args: argparse.Namespace) -> int:
     won = sum(1 for game in result.games if game.winner == args.seat)
     lost = sum(1 for game in result.games if game.winner == 1 - args.seat)
     print(f"Result: you won {won}, {hosted.name} won {lost}, of {len(result.games)} game(s).")
+    print(f"seed {seed} (--seed {seed} deals these cards again)")
     print(f"replay: {replay_path}")
     if human.left:
         return EXIT_LEFT

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from arena.cli.common import add_plugin_options, plugins_from_args
-from arena.referee.replay import ReplayError, read_replay, verify_replay
+from arena.protocol.commitment import RevealCheck
+from arena.referee.replay import ReplayError, check_seed, read_replay, verify_replay
 from arena.toolkit.seat_view import Deal, check_selection, dealt_hands, seat_view
 
 __all__ = ["register"]
@@ -49,8 +50,11 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     if args.verify:
         problems = verify_replay(args.file, find)
+        seed = check_seed(list(read_replay(args.file)))
         for problem in problems:
             print(f"{args.file}: {problem}")
+        if seed.status is not RevealCheck.MISMATCH:  # a mismatch is among the problems
+            print(f"{args.file}: {seed}")
         if problems:
             print(f"{args.file}: {len(problems)} disagreement(s) with the engine")
             return 1
@@ -104,14 +108,20 @@ def _print_record(
             f"seat {i}: {p['name']} {p['version']} (sandbox {p['sandbox']})"
             for i, p in enumerate(record["players"])
         )
+        seed = record.get("seed", "not revealed")
         print(
-            f"match {record['match_id']}: {record['game_id']}, seed {record['seed']}, {record['games']} game(s), faults: {record['fault_policy']}"
+            f"match {record['match_id']}: {record['game_id']}, seed {seed}, {record['games']} game(s), faults: {record['fault_policy']}"
         )
         print(f"  {players}")
     elif kind == "game":
-        print(f"\ngame {record['game']} (seed {record['seed']})")
+        print(f"\ngame {record['game']} (seed {record.get('seed', 'not revealed yet')})")
     elif kind == "deal":
         deal = deals.get((record["game"], record["hand"]))
+        if deal is None and "deck" not in record:  # the match is not over
+            print(
+                f"  hand {record['hand']}: {names[record['dealer']]} deals (cards not revealed yet)"
+            )
+            return
         if deal is None:  # the engine could not re-play the game this far
             print(
                 f"  hand {record['hand']}: {names[record['dealer']]} deals (run --verify: the engine disagrees)"

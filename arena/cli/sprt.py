@@ -1,7 +1,10 @@
 """``arena sprt NEW OLD``: is NEW better than OLD?  A sequential test on duplicate pairs.
 
-Pair *i* (seed ``--seed + i``) is two one-game matches on the same deals: NEW in
-seat 0, then NEW in seat 1.  After each pair the log-likelihood ratio of H1 (NEW
+Pair *i* is two one-game matches on the same deals: NEW in seat 0, then NEW in
+seat 1.  Its seed is derived one-way from the run's seed (``--seed``, or a fresh one,
+printed), so the seed revealed to the bots at the end of a pair tells nothing of
+the next; the pair's first match keeps its seed to itself, since the second deals
+the same cards.  After each pair the log-likelihood ratio of H1 (NEW
 is better by ``--elo1``) against H0 (by ``--elo0`` only) is updated; the test
 stops when it crosses a bound, or after ``--max-pairs``.  The maths, and which Elo
 it is, are in ``arena.toolkit.sprt``.  The bots are started once and play every
@@ -34,8 +37,10 @@ from arena.games.registry import UnknownGameError
 from arena.hosting.faults import SeatStatus
 from arena.hosting.launcher import HostedBot, LaunchSettings
 from arena.plugins import MatchContext
+from arena.privatefiles import private_folder
 from arena.referee.match import MatchConfig, Seat, play_match
 from arena.referee.results import GameRecord, MatchResult
+from arena.referee.seeds import derived_seed, seed_or_fresh
 from arena.referee.settings import FaultPolicy, SettingsError
 from arena.toolkit.sprt import EloEstimate, SequentialTest, Verdict
 
@@ -78,7 +83,11 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--max-pairs", type=int, default=1000, help="stop undecided after this many pairs (1000)"
     )
-    parser.add_argument("--seed", type=int, default=0, help="pair i plays seed SEED+i (default 0)")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        help="the run's seed: the same seed plays the same pairs (default: a fresh one, printed)",
+    )
     parser.add_argument(
         "--rules", default="standard", help="rule set of the game (default standard)"
     )
@@ -109,8 +118,7 @@ def _run(args: argparse.Namespace) -> int:
     test = SequentialTest(args.elo0, args.elo1, args.alpha, args.beta)  # checks them
     if args.max_pairs < 1:
         raise SettingsError(f"--max-pairs must be at least 1, got {args.max_pairs}")
-    if args.seed < 0:
-        raise SettingsError(f"--seed must be non-negative, got {args.seed}")
+    args.seed = seed_or_fresh(args.seed)
     if args.every < 1:
         raise SettingsError(f"--every must be at least 1, got {args.every}")
     plugins = plugins_from_args(args)
@@ -124,7 +132,7 @@ def _run(args: argparse.Namespace) -> int:
     policy = FaultPolicy.parse(args.faults)
     settings = LaunchSettings(
         sandbox=args.sandbox,
-        run_dir=args.replays / "bots" if args.replays else None,
+        run_dir=private_folder(args.replays / "bots") if args.replays else None,
         startup_seconds=args.startup_ms / 1000,
         in_process=args.in_process,
     )
@@ -142,7 +150,7 @@ def _run(args: argparse.Namespace) -> int:
             if bot.start_fault is not None:
                 aborted = f"{role} {bot.name} did not start: {bot.start_fault.reason}"
         while not aborted and test.verdict is Verdict.CONTINUE and test.pairs < args.max_pairs:
-            seed = args.seed + test.pairs
+            seed = pair_seed(args.seed, test.pairs)
             pair_score = 0.0
             for new_seat in (0, 1):
                 order = hosted if new_seat == 0 else hosted[::-1]
@@ -153,7 +161,9 @@ def _run(args: argparse.Namespace) -> int:
                     hands_only=args.hands,
                     time_control=time_control,
                     fault_policy=policy,
-                    match_id=f"sprt-{seed}-new{new_seat}",
+                    # Not the seed: MatchStart tells the bots the match id.
+                    match_id=f"sprt-{test.pairs}-new{new_seat}",
+                    reveal_seed=new_seat == 1,  # after the pair's second match only
                 )
                 replay = args.replays / f"{config.match_id}.jsonl" if args.replays else None
                 context = MatchContext(
@@ -166,7 +176,7 @@ def _run(args: argparse.Namespace) -> int:
                     faults[which] += len(record.faults)
                     if record.status in _FATAL and not aborted:
                         last = record.faults[-1]
-                        aborted = f"{('NEW', 'OLD')[which]} {names[which]}: {last.status.value}: {last.reason} (pair seed {seed})"
+                        aborted = f"{('NEW', 'OLD')[which]} {names[which]}: {last.status.value}: {last.reason} (pair {test.pairs}, seed {seed})"
                 pair_score += _new_score(result, new_seat)
                 if aborted:
                     break
@@ -256,14 +266,15 @@ def _report(
             f"pentanomial [{' '.join(str(count) for count in test.counts)}]"
         )
     print(
-        f"{test.pairs} pairs, {2 * test.pairs} games{_seeds(args.seed, test.pairs)}, "
+        f"{test.pairs} pairs, {2 * test.pairs} games, seed {args.seed} (--seed {args.seed} plays these pairs again), "
         f"{elapsed:.1f} s; elo0 {args.elo0:g}, elo1 {args.elo1:g}, alpha {args.alpha:g}, beta {args.beta:g}; "
         f"faults: {names[0]} {faults[0]}, {names[1]} {faults[1]}"
     )
 
 
-def _seeds(first: int, pairs: int) -> str:
-    return f", seeds {first}..{first + pairs - 1}" if pairs else ""
+def pair_seed(run_seed: int, pair: int) -> int:
+    """The deal seed of pair ``pair`` (from 0) of a run seeded ``run_seed``."""
+    return derived_seed(run_seed.to_bytes(8, "big"), f"sprt-pair:{pair}")
 
 
 def _summary(
@@ -297,7 +308,7 @@ def _summary(
         # Infinite or undefined Elo values are null (JSON has no infinity).
         "elo": None if estimate is None else _finite(estimate.elo),
         "elo_ci95": None if estimate is None else [_finite(estimate.low), _finite(estimate.high)],
-        "first_seed": args.seed,
+        "seed": args.seed,
         "faults": {"new": faults[0], "old": faults[1]},
         "seconds": round(elapsed, 3),
     }

@@ -50,7 +50,7 @@ class LadderConfig:
     name: str
     game: str
     bots: tuple[BotEntry, ...]
-    seed: int = 0
+    seed: int | None = None  # fixed deals (research); None: a random secret (arena.ladder.deals)
     seats: int = 2
     schedule: ScheduleKind = ScheduleKind.ROUND_ROBIN
     repeat: int = 1
@@ -171,8 +171,8 @@ def load_ladder_config(path: Path) -> LadderConfig:
         raise check.fail(
             "name", f"must be 1-64 letters, digits, '.', '_' or '-', got {top['name']!r}"
         )
-    if top.get("seed", 0) < 0:
-        raise check.fail("seed", f"must be non-negative, got {top['seed']}")
+    if not 0 <= top.get("seed", 0) < 2**63:
+        raise check.fail("seed", f"must be in 0..2**63-1, got {top['seed']}")
     plugins = top.get("plugins", [])
     if not all(isinstance(item, str) for item in plugins):
         raise check.fail("plugins", "must be a list of module names")
@@ -212,7 +212,7 @@ def load_ladder_config(path: Path) -> LadderConfig:
         name=top["name"],
         game=top["game"],
         bots=tuple(bots),
-        seed=top.get("seed", 0),
+        seed=top.get("seed"),
         seats=seats,
         schedule=kind,
         repeat=check.positive(schedule, "repeat", "schedule.repeat", 1),

@@ -9,7 +9,6 @@ finished matches are never lost or counted twice; matches in flight re-run.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import multiprocessing
 import os
 import sys
@@ -19,29 +18,31 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.cards import derive_seed
 from arena.hosting.errors import HostingError
 from arena.hosting.identity import shared_identity_warning
 from arena.hosting.logs import DEFAULT_LOG_CAP
 from arena.hosting.sandbox import SandboxLevel, bwrap_problem, resolve_level
 from arena.ladder.config import LadderConfig, ScheduleKind
+from arena.ladder.deals import unit_seed
 from arena.ladder.progress import Progress
 from arena.ladder.schedule import Unit, continuous_pick, gauntlet, round_robin
 from arena.ladder.worker import MatchJob, play_job, watch_runner
 from arena.plugins import PluginError, load_plugins
+from arena.privatefiles import private_folder
 from arena.ratings import DEFAULT_ENV, RatingEnv
 from arena.storage.ladder_store import LadderStore
 
-__all__ = ["LadderError", "RunSummary", "SandboxRefused", "run_ladder"]
+__all__ = ["LadderError", "LadderRefused", "RunSummary", "run_ladder"]
 
 
 class LadderError(RuntimeError):
     """The ladder cannot run (a bot it needs is missing, the arena itself failed)."""
 
 
-class SandboxRefused(LadderError, ValueError):
-    """This machine cannot confine the ladder's bots as its config demands (a user's
-    error to fix, so the command line reports it in one line)."""
+class LadderRefused(LadderError, ValueError):
+    """This machine cannot run the ladder as its config says (bots it cannot confine as
+    demanded, a replay folder it cannot make): the user's to fix, so the command line
+    reports it in one line."""
 
 #: Attempts at one match before the runner gives up on it: the arena's own errors
 #: (a plugin gone, a full disk) or a worker that died with it, again and again.
@@ -86,11 +87,8 @@ def _plan(store: LadderStore, config: LadderConfig) -> None:
 
 
 def _queue(store: LadderStore, config: LadderConfig, unit: Unit) -> None:
-    # The deals depend only on the ladder's seed and the unit's name.
-    digest = int.from_bytes(hashlib.sha256(unit.key.encode()).digest()[:8], "big")
-    store.add_unit(
-        unit.key, derive_seed(config.seed, 3, digest) >> 1, unit.lineups
-    )  # SQLite: signed 64-bit
+    # The deals depend only on the ladder's secret and the unit's name.
+    store.add_unit(unit.key, unit_seed(store.deal_secret(), config, unit.key), unit.lineups)
 
 
 def _unit_number(store: LadderStore) -> int:
@@ -126,10 +124,10 @@ def _check_sandbox(config: LadderConfig, progress: bool) -> None:
     try:
         level = resolve_level(config.sandbox)
     except HostingError as error:
-        raise SandboxRefused(f"ladder {config.name}: {error}") from None
+        raise LadderRefused(f"ladder {config.name}: {error}") from None
     if config.untrusted and level is not SandboxLevel.BWRAP:
         why = bwrap_problem() or f"run.sandbox is {config.sandbox!r}"
-        raise SandboxRefused(
+        raise LadderRefused(
             f"ladder {config.name} is marked untrusted = true, and runs bots only under "
             f"bwrap with an unprivileged uid; here they would run at level {level.value!r} ({why})"
         )
@@ -195,6 +193,14 @@ def run_ladder(
         raise LadderError(
             "a continuous ladder needs a stopping rule: --matches N or --until-sigma S"
         )
+    if config.replays:
+        try:
+            private_folder(Path(config.replays))  # replays and bots' logs: owner-only
+        except OSError as error:
+            raise LadderRefused(
+                f"ladder {config.name}: cannot make its replay folder {config.replays}: "
+                f"{error.strerror or error}"
+            ) from None
     _plan(store, config)
     summary.cancelled += store.cancel_inactive()
     total = max_matches if max_matches is not None else (store.scheduled_count() or None)
@@ -241,6 +247,8 @@ def run_ladder(
                     references=tuple(bots[name].reference for name in match.seats),
                     names=match.seats,
                     seed=match.seed,
+                    # The other matches of its unit play the same deals.
+                    reveal_seed=match.unit_matches == 1,
                     games=config.games,
                     hands_only=config.hands_only,
                     time_control=config.time_control,

@@ -19,6 +19,7 @@ from typing import Any
 from arena.hosting.launcher import LaunchSettings
 from arena.plugins import MatchContext, PluginSet, load_plugins
 from arena.plugins.hosted import host_bots
+from arena.privatefiles import private_folder
 from arena.referee.match import MatchConfig, Seat, play_match
 from arena.referee.settings import FaultPolicy, TimeControl
 
@@ -37,6 +38,7 @@ class MatchJob:
     references: tuple[str, ...]  # by seat
     names: tuple[str, ...]  # ladder names, by seat
     seed: int
+    reveal_seed: bool
     games: int
     hands_only: bool
     time_control: TimeControl
@@ -110,7 +112,7 @@ def play_job(job: MatchJob) -> dict[str, Any]:
         key = f"m{job.match_id}-a{job.attempt}"
         if job.replays:
             _remove_stale_bot_dirs(Path(job.replays), job.match_id, job.attempt)
-        run_dir = Path(job.replays) / key if job.replays else None
+        run_dir = private_folder(Path(job.replays) / key) if job.replays else None
         replay = Path(job.replays) / f"{key}.jsonl" if job.replays else None
         config = MatchConfig(
             spec,
@@ -120,6 +122,7 @@ def play_job(job: MatchJob) -> dict[str, Any]:
             time_control=job.time_control,
             fault_policy=FaultPolicy.parse(job.faults),
             match_id=key,
+            reveal_seed=job.reveal_seed,
         )
         settings = LaunchSettings(
             sandbox=job.sandbox,

@@ -57,7 +57,7 @@ def arena_match_observers(context: MatchContext) -> Sequence[MatchObserver]:
 
 @hookspec
 def arena_match_started(context: MatchContext, header: dict[str, Any]) -> None:
-    """Called when a match starts, with its header record (game, rules, seed, players)."""
+    """Called when a match starts, with its header record (game, rules, the seed's commitment, players; the seed itself comes in the ``reveal`` record at the end)."""
 
 
 @hookspec

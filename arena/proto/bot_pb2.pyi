@@ -85,7 +85,7 @@ class TimeControl(_message.Message):
     def __init__(self, startup_ms: _Optional[int] = ..., decision_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ...) -> None: ...
 
 class MatchStart(_message.Message):
-    __slots__ = ("match_id", "game_id", "rules", "seat", "num_seats", "players", "games", "time_control", "hands_only")
+    __slots__ = ("match_id", "game_id", "rules", "seat", "num_seats", "players", "games", "time_control", "hands_only", "seed_commitment")
     class RulesEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -102,6 +102,7 @@ class MatchStart(_message.Message):
     GAMES_FIELD_NUMBER: _ClassVar[int]
     TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
     HANDS_ONLY_FIELD_NUMBER: _ClassVar[int]
+    SEED_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     game_id: str
     rules: _containers.ScalarMap[str, str]
@@ -111,7 +112,8 @@ class MatchStart(_message.Message):
     games: int
     time_control: TimeControl
     hands_only: bool
-    def __init__(self, match_id: _Optional[str] = ..., game_id: _Optional[str] = ..., rules: _Optional[_Mapping[str, str]] = ..., seat: _Optional[int] = ..., num_seats: _Optional[int] = ..., players: _Optional[_Iterable[str]] = ..., games: _Optional[int] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., hands_only: _Optional[bool] = ...) -> None: ...
+    seed_commitment: bytes
+    def __init__(self, match_id: _Optional[str] = ..., game_id: _Optional[str] = ..., rules: _Optional[_Mapping[str, str]] = ..., seat: _Optional[int] = ..., num_seats: _Optional[int] = ..., players: _Optional[_Iterable[str]] = ..., games: _Optional[int] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., hands_only: _Optional[bool] = ..., seed_commitment: _Optional[bytes] = ...) -> None: ...
 
 class GameStart(_message.Message):
     __slots__ = ("game_number",)
@@ -431,12 +433,16 @@ class GameEnd(_message.Message):
     def __init__(self, game_number: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., ranks: _Optional[_Iterable[int]] = ..., winner: _Optional[int] = ..., reason: _Optional[str] = ...) -> None: ...
 
 class MatchEnd(_message.Message):
-    __slots__ = ("wins", "reason")
+    __slots__ = ("wins", "reason", "seed", "seed_salt")
     WINS_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    SEED_SALT_FIELD_NUMBER: _ClassVar[int]
     wins: _containers.RepeatedScalarFieldContainer[int]
     reason: str
-    def __init__(self, wins: _Optional[_Iterable[int]] = ..., reason: _Optional[str] = ...) -> None: ...
+    seed: int
+    seed_salt: bytes
+    def __init__(self, wins: _Optional[_Iterable[int]] = ..., reason: _Optional[str] = ..., seed: _Optional[int] = ..., seed_salt: _Optional[bytes] = ...) -> None: ...
 
 class Notice(_message.Message):
     __slots__ = ("text",)

@@ -24,7 +24,9 @@ from arena.hosting.connection import BotConnection
 from arena.hosting.faults import BotFault, SeatStatus
 from arena.proto import bot_pb2 as pb
 from arena.protocol import ProtocolError, codec_for
+from arena.protocol.commitment import new_salt, seed_commitment
 from arena.referee.observers import MatchObserver
+from arena.referee.replay import REPLAY_VERSION
 from arena.referee.results import FaultRecord, GameRecord, MatchResult, SeatRecord
 from arena.referee.settings import FaultMode, FaultPolicy, TimeControl
 
@@ -47,6 +49,11 @@ class Seat:
 
 @dataclass(frozen=True)
 class MatchConfig:
+    """``seed`` makes the deals: callers draw it fresh (``referee.seeds``) unless the
+    user asked for a reproducible one.  ``reveal_seed``: MatchEnd tells the bots the
+    seed (and salt) of MatchStart's commitment; off where the same deals are played
+    again in another match (a duplicate set), whose cards the reveal would tell."""
+
     spec: GameSpec
     games: int = 1
     seed: int = 0
@@ -55,6 +62,7 @@ class MatchConfig:
     fault_policy: FaultPolicy = field(default_factory=FaultPolicy)
     match_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
     max_deals: int = 200  # a game that would not end stops here (bots that never knock)
+    reveal_seed: bool = True
 
 
 class _Match:
@@ -66,6 +74,11 @@ class _Match:
         self.observers = list(observers)
         self.codec = codec_for(config.spec.id)
         self.rng = random.Random(derive_seed(config.seed, 2))  # replacement actions only
+        self.salt = new_salt()
+        self.commitment = seed_commitment(config.seed, self.salt)
+        # The decks, kept back until the match is over: a replay is readable while
+        # the match goes on, and a deck in it would tell the stock's order.
+        self.decks: list[dict[str, Any]] = []
         self.records = [
             SeatRecord(
                 seat.name,
@@ -81,6 +94,9 @@ class _Match:
             config.seed,
             self.records,
             fault_policy=str(config.fault_policy),
+            seed_commitment=self.commitment.hex(),
+            seed_salt=self.salt.hex(),
+            seed_revealed_to_bots=config.reveal_seed,
         )
         self.alive = [seat.connection is not None for seat in seats]
         self.replacements = [0] * len(seats)
@@ -126,11 +142,11 @@ class _Match:
         self.emit(
             {
                 "type": "match",
-                "version": 1,
+                "version": REPLAY_VERSION,
                 "match_id": config.match_id,
                 "game_id": spec.id,
                 "rules": self.codec.rules_map(spec.rules),
-                "seed": config.seed,
+                "seed_commitment": self.commitment.hex(),  # the seed comes at the end
                 "games": config.games,
                 "hands_only": config.hands_only,
                 "max_deals": config.max_deals,
@@ -174,15 +190,25 @@ class _Match:
             for number in range(config.games):
                 self.result.games.append(await self.play_game(number))
             wins = [self.result.wins(seat) for seat in range(len(self.seats))]
-            await self.broadcast(
-                pb.RefereeMessage(match_end=pb.MatchEnd(wins=wins, reason="all games played"))
-            )
+            end = pb.MatchEnd(wins=wins, reason="all games played")
+            if config.reveal_seed:
+                end.seed, end.seed_salt = config.seed, self.salt
+            await self.broadcast(pb.RefereeMessage(match_end=end))
         finally:
             for seat in self.seats:
                 if seat.connection is not None:
                     # One seat's broken stream must not keep the others' open.
                     with contextlib.suppress(Exception):
                         await seat.connection.end_match()
+            # Also when the match is cut short: it is over, and the replay can be read.
+            self.emit(
+                {
+                    "type": "reveal",
+                    "seed": config.seed,
+                    "salt": self.salt.hex(),
+                    "decks": self.decks,
+                }
+            )
         self.emit({"type": "match_end", "result": self.result.to_json()})
 
     def _match_start(self, seat: int) -> pb.RefereeMessage:
@@ -201,6 +227,7 @@ class _Match:
                     startup_ms=tc.startup_ms, decision_ms=tc.decision_ms, bank_ms=tc.bank_ms
                 ),
                 hands_only=config.hands_only,
+                seed_commitment=self.commitment,
             )
         )
 
@@ -211,7 +238,7 @@ class _Match:
             seed, len(self.seats), hands_only=config.hands_only, max_deals=config.max_deals
         )
         table = self.codec.new_table(config.spec.id, game)
-        self.emit({"type": "game", "game": number, "seed": seed})
+        self.emit({"type": "game", "game": number})
         await self.broadcast(pb.RefereeMessage(game_start=pb.GameStart(game_number=number)), number)
         banks = [config.time_control.bank_ms / 1000.0] * len(self.seats)
         forfeiters: list[int] = []
@@ -222,15 +249,12 @@ class _Match:
                 forfeit_reason = "did not play"
                 break
             if table.hand_started():
-                self.emit(
-                    {
-                        "type": "deal",
-                        "game": number,
-                        "hand": table.hand_number,
-                        "dealer": table.dealer(),
-                        "deck": table.deck(),
-                    }
-                )
+                if self.observers:
+                    hand = table.hand_number
+                    self.decks.append({"game": number, "hand": hand, "deck": table.deck()})
+                    self.emit(
+                        {"type": "deal", "game": number, "hand": hand, "dealer": table.dealer()}
+                    )
                 starts = {
                     seat: pb.RefereeMessage(
                         hand_start=table.hand_start(seat, number)
@@ -275,7 +299,9 @@ class _Match:
             reason,
             table.hand_number + 1,
         )
-        self.emit({"type": "game_end", **record.to_json()})
+        # Without the game's seed: from it (SplitMix64 can be run backwards) the
+        # match seed and every later game's deals follow; it comes with the reveal.
+        self.emit({"type": "game_end", **record.to_json(without_seed=True)})
         await self.broadcast(
             pb.RefereeMessage(
                 game_end=pb.GameEnd(

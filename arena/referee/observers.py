@@ -11,7 +11,8 @@ class MatchObserver:
     """Receives a match's events as plain JSON-ready records.  Override what you need.
 
     Records (each a dict with a "type"): ``match`` (header), ``game``, ``deal``,
-    ``action``, ``fault``, ``hand_end``, ``game_end``, ``match_end``.
+    ``action``, ``fault``, ``hand_end``, ``game_end``, ``reveal`` (the seed, salt and
+    decks, once the match is over), ``match_end``.
     """
 
     def on_record(self, record: dict[str, Any]) -> None:

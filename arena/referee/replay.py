@@ -1,33 +1,48 @@
 """Replays: one JSON object a line, written as the match goes, read back and verified.
 
-Records: ``match`` (header: game id, rules, seed, players, time control, fault
-policy, sandbox levels), ``game`` (its seed), ``deal`` (dealer, deck order),
-``action`` (seat, action text, milliseconds, comment, ``replaced``), ``fault``,
-``hand_end``, ``game_end``, ``match_end`` (the whole result).
+Records: ``match`` (header: game id, rules, the seed's commitment, players, time
+control, fault policy, sandbox levels), ``game``, ``deal`` (dealer), ``action``
+(seat, action text, milliseconds, comment, ``replaced``), ``fault``, ``hand_end``,
+``game_end``, ``reveal`` (the match's seed, the commitment's salt and every deck),
+``match_end`` (the whole result).
+
+The file can be read while its match goes on, so nothing in it before the
+``reveal`` tells a card nobody has seen (version 2; version 1 replays wrote the seed
+in the header, each game's seed and each deck as they came).  ``read_replay`` puts
+the revealed seeds and decks back where version 1 had them, so readers see one form.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Final
 
+from arena.cards import derive_seed
 from arena.games.base import GameError, IllegalActionError
 from arena.games.registry import GameSpec, find_game
+from arena.privatefiles import open_private, private_folder
 from arena.protocol import codec_for
+from arena.protocol.commitment import RevealCheck, check_reveal
 from arena.referee.observers import MatchObserver
 
 __all__ = [
+    "REPLAY_VERSION",
     "GameLookup",
     "ReplayError",
     "ReplayWriter",
+    "SeedCheck",
+    "check_seed",
     "game_of",
     "read_replay",
     "table_for_game",
     "verify_replay",
 ]
+
+REPLAY_VERSION: Final = 2
 
 # How a game id becomes its rules: ``find_game`` knows the built-in games; the
 # command line passes its plugins' lookup, so plugin games can be read back too.
@@ -39,17 +54,18 @@ class ReplayError(ValueError):
 
 
 class ReplayWriter(MatchObserver):
-    """Writes each record as it comes, flushed, so a crash loses at most one line."""
+    """Writes each record as it comes, flushed, so a crash loses at most one line.
+    The file is owner-only (and folders it makes): it holds the bots' comments."""
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_folder(path.parent)
         self.path = path
-        self._file: IO[str] | None = path.open("w", encoding="utf-8")
+        self._file: IO[str] | None = open_private(path)
 
     def on_record(self, record: dict[str, Any]) -> None:
         if self._file is not None:
             self._file.write(json.dumps(record, separators=(",", ":")) + "\n")
-            if record["type"] in ("hand_end", "game_end", "match_end", "fault"):
+            if record["type"] in ("hand_end", "game_end", "match_end", "fault", "reveal"):
                 self._file.flush()
 
     def close(self) -> None:
@@ -59,7 +75,16 @@ class ReplayWriter(MatchObserver):
 
 
 def read_replay(path: Path) -> Iterator[dict[str, Any]]:
-    """The records of a replay; ``ReplayError`` names the file and line of a bad one."""
+    """The records of a replay, with a version 2 replay's revealed seeds and decks put
+    back in its header, ``game`` and ``deal`` records; ``ReplayError`` names the file
+    and line of a bad one."""
+    records = list(_read_lines(path))
+    if records and records[0].get("version", 1) >= 2:
+        _put_back_reveal(path, records)
+    return iter(records)
+
+
+def _read_lines(path: Path) -> Iterator[dict[str, Any]]:
     try:
         handle = path.open(encoding="utf-8")
     except OSError as error:
@@ -77,6 +102,60 @@ def read_replay(path: Path) -> Iterator[dict[str, Any]]:
             if number == 1 and record["type"] != "match":
                 raise ReplayError(f"{path}:1: a replay starts with its 'match' header")
             yield record
+
+
+def _put_back_reveal(path: Path, records: list[dict[str, Any]]) -> None:
+    reveals = [(line, r) for line, r in enumerate(records, start=1) if r["type"] == "reveal"]
+    if not reveals:
+        return  # cut short before the end: the deals stay unknown
+    line, reveal = reveals[-1]
+    seed, decks = reveal.get("seed"), reveal.get("decks")
+    if type(seed) is not int or not 0 <= seed < 2**64 or not isinstance(decks, list):
+        raise ReplayError(f"{path}:{line}: a reveal record has an integer 'seed' and 'decks'")
+    try:
+        by_deal = {(deck["game"], deck["hand"]): deck["deck"] for deck in decks}
+    except (TypeError, KeyError):
+        raise ReplayError(f"{path}:{line}: each revealed deck has a game, hand and deck") from None
+    records[0]["seed"] = seed
+    for record in records:
+        if record["type"] in ("game", "game_end"):
+            record["seed"] = derive_seed(seed, 1, record["game"])
+        elif record["type"] == "deal" and (record.get("game"), record.get("hand")) in by_deal:
+            record["deck"] = by_deal[record["game"], record["hand"]]
+
+
+@dataclass(frozen=True)
+class SeedCheck:
+    """Does the replay's revealed seed open the commitment in its header?"""
+
+    status: RevealCheck
+    detail: str
+
+    def __str__(self) -> str:
+        return f"seed commitment {self.status.value}: {self.detail}"
+
+
+def check_seed(records: list[dict[str, Any]]) -> SeedCheck:
+    header = records[0]
+    commitment = header.get("seed_commitment")
+    if not commitment:
+        return SeedCheck(
+            RevealCheck.ABSENT, "the replay has none (written before replay version 2)"
+        )
+    reveals = [record for record in records if record["type"] == "reveal"]
+    if not reveals:
+        return SeedCheck(RevealCheck.ABSENT, "the replay stops before the seed is revealed")
+    seed, salt = reveals[-1].get("seed"), reveals[-1].get("salt")
+    status = RevealCheck.MISMATCH
+    if type(seed) is int and isinstance(salt, str) and isinstance(commitment, str):
+        with contextlib.suppress(ValueError):  # not hex: a mismatch
+            status = check_reveal(bytes.fromhex(commitment), seed, bytes.fromhex(salt))
+    if status is RevealCheck.VERIFIED:
+        return SeedCheck(status, f"seed {seed} and its salt hash to the header's commitment")
+    return SeedCheck(
+        RevealCheck.MISMATCH,
+        f"the revealed seed {seed!r} and salt do not hash to the header's commitment {commitment}",
+    )
 
 
 @dataclass
@@ -100,6 +179,11 @@ def game_of(path: Path, header: dict[str, Any], find: GameLookup = find_game) ->
 
 def table_for_game(spec: GameSpec, header: dict[str, Any], record: dict[str, Any]) -> Any:
     """A fresh table for the replay's ``game`` record, dealt from that game's seed."""
+    if "seed" not in record:
+        raise ReplayError(
+            f"game {record['game']}: the replay stops before its seed is revealed, "
+            "so its deals cannot be re-played"
+        )
     game = spec.new_game(
         record["seed"],
         len(header["players"]),
@@ -110,7 +194,9 @@ def table_for_game(spec: GameSpec, header: dict[str, Any], record: dict[str, Any
 
 
 def verify_replay(path: Path, find: GameLookup = find_game) -> list[Disagreement]:
-    """Re-play every game through the engine; each disagreement found, empty if none."""
+    """Re-play every game through the engine, and check the revealed seed against its
+    commitment; each disagreement found, empty if none.  (A replay without commitment
+    or reveal is not a disagreement: ``check_seed`` says which it is.)"""
     records = list(read_replay(path))
     if not records:
         raise ReplayError(f"{path}: empty replay")
@@ -118,6 +204,9 @@ def verify_replay(path: Path, find: GameLookup = find_game) -> list[Disagreement
     spec = game_of(path, header, find)
     codec = codec_for(spec.id)
     problems: list[Disagreement] = []
+    seed_check = check_seed(records)
+    if seed_check.status is RevealCheck.MISMATCH:
+        problems.append(Disagreement(len(records), str(seed_check)))
     if header.get("rules") != codec.rules_map(spec.rules):
         problems.append(Disagreement(1, f"rules differ from {spec.id}'s: {header.get('rules')}"))
     table: Any = None
@@ -127,12 +216,20 @@ def verify_replay(path: Path, find: GameLookup = find_game) -> list[Disagreement
         kind = record["type"]
         if kind == "game":
             number = record["game"]
-            table = table_for_game(spec, header, record)
+            table = None
             finished = []
+            if "seed" not in record:
+                problems.append(
+                    Disagreement(
+                        line, f"game {number}: no seed: the replay stops before it is revealed"
+                    )
+                )
+                continue
+            table = table_for_game(spec, header, record)
         elif table is None:
             continue
         elif kind == "deal":
-            if table.deck() != record["deck"]:
+            if table.deck() != record.get("deck"):
                 problems.append(
                     Disagreement(
                         line, f"game {number} hand {record['hand']}: deck differs from the seed's"

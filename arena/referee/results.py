@@ -53,8 +53,8 @@ class GameRecord:
     reason: str
     hands: int
 
-    def to_json(self) -> dict[str, Any]:
-        return {
+    def to_json(self, *, without_seed: bool = False) -> dict[str, Any]:
+        data = {
             "game": self.number,
             "seed": self.seed,
             "scores": list(self.scores),
@@ -63,6 +63,9 @@ class GameRecord:
             "reason": self.reason,
             "hands": self.hands,
         }
+        if without_seed:
+            del data["seed"]
+        return data
 
 
 @dataclass
@@ -85,6 +88,9 @@ class MatchResult:
     games: list[GameRecord] = field(default_factory=list)
     replay_path: str | None = None
     fault_policy: str = "forfeit"
+    seed_commitment: str = ""  # hex, as sent in MatchStart
+    seed_salt: str = ""  # hex: with the seed, opens the commitment
+    seed_revealed_to_bots: bool = True  # MatchEnd carried seed and salt
 
     def wins(self, seat: int) -> int:
         return sum(1 for game in self.games if game.winner == seat)
@@ -138,6 +144,9 @@ class MatchResult:
             "match_id": self.match_id,
             "game_id": self.game_id,
             "seed": self.seed,
+            "seed_commitment": self.seed_commitment,
+            "seed_salt": self.seed_salt,
+            "seed_revealed_to_bots": self.seed_revealed_to_bots,
             "games": len(self.games),
             "fault_policy": self.fault_policy,
             "bots": [self.seat_summary(seat) for seat in range(len(self.seats))],

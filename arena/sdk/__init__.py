@@ -14,6 +14,7 @@ from arena.cards import (
     min_deadwood,
 )
 from arena.games import gin_rummy as gin
+from arena.protocol.commitment import RevealCheck, check_match_reveal, seed_commitment
 from arena.sdk.bot import Bot, BotSession, Decision, Reply
 from arena.sdk.server import ADDRESS_VARIABLE, serve
 
@@ -26,11 +27,14 @@ __all__ = [
     "Decision",
     "Meld",
     "Reply",
+    "RevealCheck",
     "best_arrangement",
+    "check_match_reveal",
     "deadwood_of_mask",
     "gin",
     "knock_discards",
     "layoff_options",
     "min_deadwood",
+    "seed_commitment",
     "serve",
 ]

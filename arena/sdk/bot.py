@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 
 from arena.proto import bot_pb2 as pb
 from arena.protocol import PROTOCOL_VERSION, ProtocolError, codec_for
+from arena.protocol.commitment import RevealCheck, check_match_reveal
 
 __all__ = ["Bot", "BotSession", "Decision", "Reply"]
 
@@ -83,6 +84,17 @@ class Bot:
     def on_hand_end(self, message: pb.HandEnd) -> None: ...
     def on_game_end(self, message: pb.GameEnd) -> None: ...
     def on_match_end(self, message: pb.MatchEnd) -> None: ...
+    def on_seed_check(self, check: RevealCheck, seed: int) -> None:
+        """At the match's end, before ``on_match_end``: whether the seed MatchEnd
+        reveals opens MatchStart's commitment, i.e. the deals were fixed before the
+        match began (docs/PROTOCOL.md, "Verifying the deals").  ABSENT: no
+        commitment, or the reveal was withheld (a duplicate set replays the deals)."""
+        if check is RevealCheck.MISMATCH:
+            print(
+                f"[{self.name}] the referee's seed reveal ({seed}) does not match its commitment",
+                file=sys.stderr,
+            )
+
     def on_notice(self, message: pb.Notice) -> None:
         print(f"[{self.name}] referee notice: {message.text}", file=sys.stderr)
 
@@ -97,6 +109,7 @@ class BotSession:
         self.bot = bot
         self.game_id = ""
         self._codec: Any = None
+        self.match_start = pb.MatchStart()  # kept for the seed check at the end
 
     def handshake(self, request: pb.HandshakeRequest) -> pb.HandshakeReply:
         if request.protocol_version != PROTOCOL_VERSION:
@@ -119,6 +132,7 @@ class BotSession:
         if kind == "decision":
             return pb.BotMessage(decision=self.decide(message.decision))
         if kind == "match_start":
+            self.match_start = message.match_start
             self.game_id = message.match_start.game_id
             self._codec = codec_for(self.game_id)
             bot.on_match_start(message.match_start)
@@ -131,7 +145,9 @@ class BotSession:
         elif kind == "game_end":
             bot.on_game_end(message.game_end)
         elif kind == "match_end":
-            bot.on_match_end(message.match_end)
+            end = message.match_end
+            bot.on_seed_check(check_match_reveal(self.match_start, end), end.seed)
+            bot.on_match_end(end)
         elif kind == "notice":
             bot.on_notice(message.notice)
         return None

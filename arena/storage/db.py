@@ -1,10 +1,19 @@
-"""SQLite connections and versioned schema migrations (``PRAGMA user_version``)."""
+"""SQLite connections and versioned schema migrations (``PRAGMA user_version``).
+
+A ladder database holds the secret its deals come from, so it is owner-only
+(0600), and so are SQLite's ``-wal`` and ``-shm`` files beside it (SQLite gives them
+the database file's mode).
+"""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
+
+from arena.privatefiles import FILE_MODE
 
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "StorageError", "connect"]
 
@@ -95,9 +104,30 @@ def _statements(script: str) -> Callable[[sqlite3.Connection], None]:
     return migrate
 
 
+# Version 2: the secret a ladder's deals derive from (one-way, per unit: see
+# arena.ladder.runner), random unless the config fixed a seed.  A database from
+# version 1 has none: its units keep the seeds its config's seed gave them.
+_V2 = """
+CREATE TABLE deal_secret (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    secret BLOB NOT NULL,
+    source TEXT NOT NULL CHECK (source IN ('random', 'config'))
+);
+"""
+
 # Migration N takes a database from version N-1 to N.  Append, never edit.
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_statements(_V1)]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_statements(_V1), _statements(_V2)]
 SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def _owner_only(path: Path) -> None:
+    """Take group and others' access away from the database and its WAL files (a
+    database made before this arena did so keeps working, but closed).  Only the
+    owner may change the mode; anyone else (a reader of the leaderboard) leaves it."""
+    for file in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+        with contextlib.suppress(OSError):
+            if file.stat().st_mode & 0o077 and file.stat().st_uid == os.geteuid():
+                os.chmod(file, FILE_MODE)
 
 
 def connect(path: Path, *, create: bool = False) -> sqlite3.Connection:
@@ -108,6 +138,9 @@ def connect(path: Path, *, create: bool = False) -> sqlite3.Connection:
         )
     if create and path.exists():
         raise StorageError(f"{path}: already exists; not overwriting it")
+    if create:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE))
+    _owner_only(path)
     db = sqlite3.connect(path, timeout=30, isolation_level=None)  # explicit transactions only
     db.row_factory = sqlite3.Row
     db.execute("PRAGMA foreign_keys = ON")

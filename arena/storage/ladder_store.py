@@ -11,7 +11,7 @@ import json
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -19,7 +19,7 @@ from typing import Any
 from arena.ratings import Rating, RatingEnv, rate
 from arena.storage.db import StorageError, connect
 
-__all__ = ["BotRow", "LadderStore", "MatchRow", "RecordedMatch"]
+__all__ = ["BotRow", "DealSecret", "LadderStore", "MatchRow", "RecordedMatch"]
 
 ACTIVE = "active"
 STATUSES = ("active", "disabled", "suspended", "removed")
@@ -65,6 +65,17 @@ class MatchRow:
     seats: tuple[str, ...]
     seed: int
     attempts: int
+    unit_matches: int = 1  # matches in its unit: more than one play the same deals
+
+
+@dataclass(frozen=True)
+class DealSecret:
+    """What a ladder's deal seeds derive from: ``random`` (drawn at creation: nobody
+    can predict the deals) or ``config`` (the config's fixed seed: anyone who reads
+    the config can)."""
+
+    secret: bytes = field(repr=False)
+    source: str
 
 
 @dataclass(frozen=True)
@@ -81,13 +92,22 @@ class LadderStore:
 
     @classmethod
     def create(
-        cls, path: Path, name: str, config_json: str, config_path: str | None
+        cls,
+        path: Path,
+        name: str,
+        config_json: str,
+        config_path: str | None,
+        deal_secret: DealSecret,
     ) -> LadderStore:
         store = cls(connect(path, create=True), path)
         with store.transaction():
             store.db.execute(
                 "INSERT INTO ladder (id, name, config, config_path, created) VALUES (1, ?, ?, ?, ?)",
                 (name, config_json, config_path, _now()),
+            )
+            store.db.execute(
+                "INSERT INTO deal_secret (id, secret, source) VALUES (1, ?, ?)",
+                (deal_secret.secret, deal_secret.source),
             )
         return store
 
@@ -113,6 +133,11 @@ class LadderStore:
         self.db.execute("COMMIT")
 
     # -- the ladder and its bots ---------------------------------------------
+
+    def deal_secret(self) -> DealSecret | None:
+        """The ladder's deal secret; None for a ladder made before there were any."""
+        row = self.db.execute("SELECT secret, source FROM deal_secret").fetchone()
+        return None if row is None else DealSecret(bytes(row["secret"]), row["source"])
 
     def config_json(self) -> str:
         return str(self.db.execute("SELECT config FROM ladder").fetchone()[0])
@@ -219,7 +244,9 @@ class LadderStore:
         """The oldest queued match, now marked running (one more attempt)."""
         with self.transaction():
             row = self.db.execute(
-                "SELECT m.id, m.unit_id, m.seats, m.attempts, u.seed FROM matches m JOIN units u ON u.id = m.unit_id "
+                "SELECT m.id, m.unit_id, m.seats, m.attempts, u.seed, "
+                "(SELECT COUNT(*) FROM matches o WHERE o.unit_id = m.unit_id) AS unit_matches "
+                "FROM matches m JOIN units u ON u.id = m.unit_id "
                 "WHERE m.status = 'scheduled' ORDER BY m.id LIMIT 1"
             ).fetchone()
             if row is None:
@@ -234,6 +261,7 @@ class LadderStore:
             tuple(json.loads(row["seats"])),
             row["seed"],
             row["attempts"] + 1,
+            row["unit_matches"],
         )
 
     def requeue(self, match_id: int) -> None:

@@ -120,7 +120,8 @@ def dealt_hands(
         kind = record["type"]
         if kind == "game":
             number = record["game"]
-            table = table_for_game(spec, header, record)
+            # No seed: the replay stops before its reveal (a match still going on).
+            table = table_for_game(spec, header, record) if "seed" in record else None
         elif table is None:
             continue
         elif kind == "deal":
@@ -178,7 +179,7 @@ class _View:
             f"seat {index}: {player['name']} {player['version']}"
             for index, player in enumerate(record["players"])
         )
-        yield f"match {record['match_id']}: {record['game_id']}, seed {record['seed']}, {record['games']} game(s)"
+        yield f"match {record['match_id']}: {record['game_id']}, seed {record.get('seed', 'not revealed')}, {record['games']} game(s)"
         yield f"  {players}"
         yield f"  the view of seat {self.seat} ({record['players'][self.seat]['name']})"
 

@@ -117,7 +117,7 @@ BAD = {
     "table expected": (with_top("schedule = 3"), "schedule", 2, "must be a table"),
     "bot name not a string": (BASE + "[[bots]]\nname = 3\n", "bots[2].name", 8, "string, got 3"),
     "too small": (BASE + "[schedule]\nrepeat = 0\n", "schedule.repeat", 8, "at least 1, got 0"),
-    "negative seed": (with_top("seed = -1"), "seed", 2, "non-negative"),
+    "negative seed": (with_top("seed = -1"), "seed", 2, "must be in 0..2**63-1"),
     "unknown schedule kind": (
         BASE + '[schedule]\nkind = "swiss"\n',
         "schedule.kind",

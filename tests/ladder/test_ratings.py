@@ -15,6 +15,7 @@ import pytest
 import trueskill
 
 from arena.ladder.config import BotEntry, LadderConfig
+from arena.ladder.deals import new_deal_secret
 from arena.ratings import DEFAULT_ENV, Rating, RatingEnv, match_quality, rate
 from arena.storage import LadderStore
 
@@ -113,7 +114,7 @@ def result(*bots: tuple[int, int, int], games: int = 2) -> dict[str, Any]:
 
 def open_store(path: Path, names: Sequence[str]) -> LadderStore:
     config = LadderConfig("t", "gin-rummy/standard", tuple(BotEntry(n, "greedy") for n in names))
-    store = LadderStore.create(path, "t", config.to_json(), None)
+    store = LadderStore.create(path, "t", config.to_json(), None, new_deal_secret(config))
     for name in names:
         store.add_bot(name, "greedy", DEFAULT_ENV.initial())
     return store

@@ -203,10 +203,13 @@ def _tamper(record: dict[str, Any], what: str, deck: list[str]) -> bool:
 def _edit(path: Path, what: str) -> int:
     """Tamper with the first record of a kind; returns its line number."""
     records = [json.loads(line) for line in path.read_text().splitlines()]
+    # The decks are revealed at the end (replay version 2).
+    (reveal,) = [record for record in records if record["type"] == "reveal"]
+    decks = {(deal["game"], deal["hand"]): deal["deck"] for deal in reveal["decks"]}
     deck: list[str] = []
     for number, record in enumerate(records, start=1):
         if record["type"] == "deal":
-            deck = record["deck"]
+            deck = decks[record["game"], record["hand"]]
         elif _tamper(record, what, deck):
             path.write_text("".join(json.dumps(r) + "\n" for r in records))
             return number

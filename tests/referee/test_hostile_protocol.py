@@ -402,10 +402,15 @@ def test_a_ladder_records_a_bot_that_cannot_start_suspends_it_and_goes_on(
 def test_a_match_the_arena_cannot_play_is_given_up_after_bounded_attempts(
     tmp_path: Path, marker: str
 ) -> None:
-    """The replay folder lies under a file, so no match can be played (the arena's own
-    problem, not a bot's): each is tried three times, given up, and the run ends."""
-    (tmp_path / "blocked").write_text("a file, not a folder")
-    db = ladder(tmp_path, marker, suspend_after=5, replays='replays = "blocked/replays"')
+    """Each attempt's run folder is taken by a file, so no match can be played (the
+    arena's own problem, not a bot's): each is tried three times, given up, and the run
+    ends."""
+    replays = tmp_path / "replays"
+    replays.mkdir()
+    for match in range(1, 4):
+        for attempt in range(1, 4):
+            (replays / f"m{match}-a{attempt}").write_text("a file, not a folder")
+    db = ladder(tmp_path, marker, suspend_after=5, replays='replays = "replays"')
     run = run_arena("ladder", "run", str(db), "--quiet", tmp=tmp_path / "tmp", cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     rows = query(db, "SELECT status, attempts, result FROM matches ORDER BY id")
@@ -441,3 +446,17 @@ def test_a_sandbox_that_cannot_be_had_is_a_usage_error(tmp_path: Path, marker: s
         host(str(manifest), LaunchSettings(sandbox="cardboard"))
     assert issubclass(SandboxUnavailableError, ValueError)  # the CLI's exit status 2
     assert processes_with(marker) == []
+
+
+def test_a_replay_folder_that_cannot_be_made_is_a_one_line_error(
+    tmp_path: Path, marker: str
+) -> None:
+    (tmp_path / "blocked").write_text("a file, not a folder")
+    db = ladder(tmp_path, marker, suspend_after=5, replays='replays = "blocked/replays"')
+    run = run_arena("ladder", "run", str(db), "--quiet", tmp=tmp_path / "tmp", cwd=tmp_path)
+    assert run.returncode == 2
+    assert (
+        run.stderr.startswith("arena: error: ladder ")
+        and "cannot make its replay folder" in run.stderr
+    )
+    assert len(run.stderr.splitlines()) == 1

@@ -280,3 +280,17 @@ def test_cli_text_exit_status_and_failing_check_name(capsys: pytest.CaptureFixtu
 def test_cli_unknown_game_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", "greedy", "--game", "poker"]) == 2
     assert "no such registered game" in capsys.readouterr().err
+
+
+def test_without_seed_the_hands_against_random_are_fresh_and_printed(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    seeds = []
+    for _ in range(2):
+        status = main(
+            ["check", "random", "--game", "gin-rummy/standard", "--games", "1", "--json",
+             "--sandbox", "none", "--no-plugin-autoload"]
+        )  # fmt: skip
+        assert status == 0
+        seeds.append(json.loads(capsys.readouterr().out.splitlines()[-1])["seed"])
+    assert seeds[0] != seeds[1] and all(isinstance(seed, int) for seed in seeds)

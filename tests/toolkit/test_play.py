@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import sys
 import time
@@ -214,3 +215,18 @@ def test_the_bot_keeps_its_own_clock_while_the_person_has_a_day() -> None:
     assert fault.status is SeatStatus.TIMEOUT and "over the decision time and bank" in fault.reason
     assert result.seats[0].faults == []
     assert json.dumps(result.to_json())  # the result is still a plain record
+
+
+def test_without_seed_play_deals_fresh_cards_and_prints_the_seed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    seeds = []
+    for _ in range(2):
+        monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
+        main(["play", "random", "--hands", "1", "--replays", str(tmp_path), "--sandbox", "none"])
+        out = capsys.readouterr().out
+        found = re.search(r"^seed (\d+) \(--seed \1 deals these cards again\)$", out, re.M)
+        assert found, out
+        seeds.append(int(found.group(1)))
+        assert next(read_replay(tmp_path / replay_of(out).name))["seed"] == seeds[-1]
+    assert seeds[0] != seeds[1]

@@ -21,7 +21,7 @@ from arena.games.gin_rummy import Phase, discard, parse_action
 from arena.games.registry import find_game
 from arena.hosting.connection import InProcessConnection
 from arena.referee.match import MatchConfig, Seat, play_match
-from arena.referee.replay import ReplayWriter
+from arena.referee.replay import ReplayWriter, read_replay
 from arena.referee.settings import FaultPolicy
 from arena.sdk import Bot, Decision, Reply
 
@@ -78,7 +78,7 @@ def record_match(
     )
     seats = [Seat(InProcessConnection(bot), bot.name, "in-process") for bot in bots]
     play_match(config, seats, [ReplayWriter(path)])
-    return [json.loads(line) for line in path.open()]
+    return list(read_replay(path))  # with the seeds and decks revealed at the end
 
 
 @pytest.fixture(scope="module")
@@ -380,7 +380,7 @@ def rummy(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[str
     )  # fmt: skip
     assert status == 0
     (path,) = folder.glob("*.jsonl")
-    return path, [json.loads(line) for line in path.open()]
+    return path, list(read_replay(path))
 
 
 def test_a_rummy_seat_sees_its_decisions_and_the_others_events(

@@ -23,6 +23,8 @@ from pathlib import Path
 import pytest
 
 from arena.cli.main import main
+from arena.cli.sprt import pair_seed
+from arena.referee.replay import read_replay
 from arena.toolkit.sprt import (
     GAME_SCORES,
     REGULARIZATION,
@@ -432,12 +434,12 @@ def test_a_pair_is_the_same_deals_with_the_seats_swapped(
     )  # fmt: skip
     assert status == 3
     replays = sorted(path.name for path in tmp_path.glob("*.jsonl"))
-    assert replays == [f"sprt-{seed}-new{seat}.jsonl" for seed in (40, 41) for seat in (0, 1)]
-    for seed in (40, 41):
+    assert replays == [f"sprt-{pair}-new{seat}.jsonl" for pair in (0, 1) for seat in (0, 1)]
+    for pair in (0, 1):
         first, second = (
-            [json.loads(line) for line in (tmp_path / f"sprt-{seed}-new{seat}.jsonl").open()]
-            for seat in (0, 1)
+            list(read_replay(tmp_path / f"sprt-{pair}-new{seat}.jsonl")) for seat in (0, 1)
         )
+        assert first[0]["seed"] == second[0]["seed"] == pair_seed(40, pair)
         assert [p["name"] for p in first[0]["players"]] == ["greedy", "random"]
         assert [p["name"] for p in second[0]["players"]] == ["random", "greedy"]
         decks = [[r["deck"] for r in records if r["type"] == "deal"] for records in (first, second)]
@@ -493,3 +495,38 @@ def test_a_crashing_bot_stops_the_test_with_exit_1(
     assert status == 1
     assert out.startswith("stopped: NEW sprt-crasher: crashed: ")
     assert "0 pairs" in out
+
+
+def test_pair_seeds_are_fresh_one_way_and_revealed_after_the_pair(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Without --seed each run draws its own seed (printed, so --seed repeats it); the
+    pairs' seeds do not follow each other (a bot told one at a pair's end learns
+    nothing of the next), and only a pair's second match reveals it to the bots."""
+    runs = []
+    for name in ("a", "b"):
+        status, out, _ = sprt(
+            capsys, "greedy", "random", "--elo0", "0", "--elo1", "50", "--max-pairs", "2",
+            "--json", "--replays", str(tmp_path / name),
+        )  # fmt: skip
+        assert status == 3
+        runs.append(json.loads(out))
+    assert runs[0]["seed"] != runs[1]["seed"]
+    folder = tmp_path / "a"
+    seeds = [next(read_replay(folder / f"sprt-{pair}-new0.jsonl"))["seed"] for pair in (0, 1)]
+    assert seeds == [pair_seed(runs[0]["seed"], pair) for pair in (0, 1)]
+    assert abs(seeds[1] - seeds[0]) > 1_000_000
+    for pair in (0, 1):
+        revealed = [
+            list(read_replay(folder / f"sprt-{pair}-new{seat}.jsonl"))[-1]["result"][
+                "seed_revealed_to_bots"
+            ]
+            for seat in (0, 1)
+        ]
+        assert revealed == [False, True]
+    status, out, _ = sprt(
+        capsys, "greedy", "random", "--elo0", "0", "--elo1", "50", "--max-pairs", "2",
+        "--json", "--seed", str(runs[0]["seed"]), "--replays", str(tmp_path / "again"),
+    )  # fmt: skip
+    again = [next(read_replay(tmp_path / "again" / f"sprt-{p}-new0.jsonl"))["seed"] for p in (0, 1)]
+    assert again == seeds
