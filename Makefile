@@ -9,7 +9,7 @@ JS_STAMP := sample_bots/js/node_modules/.package-lock.json
 
 COMPILED := build/compiled/MODULES
 
-.PHONY: run test bench lint install clean proto compiled
+.PHONY: run test bench lint install clean proto compiled go-bot
 
 install: $(STAMP)
 
@@ -27,6 +27,15 @@ $(JS_STAMP): sample_bots/js/package-lock.json
 	  cd sample_bots/js && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error; \
 	else echo "warning: npm not found; the JavaScript bot will not run"; fi
 
+# The Go starter bot, built offline from Debian's Go packages (sample_bots/go/README.md);
+# without them its tests skip. The kit's own Makefile knows when to rebuild.
+GO_KIT_PACKAGES := golang golang-google-grpc-dev golang-github-golang-protobuf-1-5-dev protoc-gen-go protoc-gen-go-grpc protobuf-compiler
+go-bot:
+	@if command -v go >/dev/null 2>&1 && command -v protoc-gen-go-grpc >/dev/null 2>&1 \
+	  && [ -d /usr/share/gocode/src/google.golang.org/grpc/health ]; then \
+	  $(MAKE) --no-print-directory -C sample_bots/go; \
+	else echo "warning: Go or its gRPC packages not found ($(GO_KIT_PACKAGES)); the Go bot will not run"; fi
+
 # OpenSpiel is the reference for the differential test and the benchmark. Where it
 # cannot be installed, those skip and say why; nothing else depends on it.
 $(REFERENCE_STAMP): $(STAMP)
@@ -43,7 +52,7 @@ run: $(STAMP) $(JS_STAMP)
 # The whole suite; then, where a C compiler is at hand, the whole suite again against
 # the compiled copy (mypyc checks declared types at run time, so it can fail where
 # Python did not).
-test: $(STAMP) $(REFERENCE_STAMP) $(JS_STAMP)
+test: $(STAMP) $(REFERENCE_STAMP) $(JS_STAMP) go-bot
 	$(BIN)/python -m pytest -q
 	@if $(BIN)/python tools/compiled.py --check; then \
 	  $(MAKE) --no-print-directory compiled && \
@@ -82,4 +91,4 @@ proto: $(STAMP)
 	$(BIN)/python -m grpc_tools.protoc -Iprotos --python_out=. --grpc_python_out=. --pyi_out=. protos/arena/proto/bot.proto
 
 clean:
-	rm -rf $(VENV) build .pytest_cache .mypy_cache .ruff_cache .hypothesis runs sample_bots/js/node_modules
+	rm -rf $(VENV) build .pytest_cache .mypy_cache .ruff_cache .hypothesis runs sample_bots/js/node_modules sample_bots/go/.gopath sample_bots/go/bot
