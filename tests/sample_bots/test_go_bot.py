@@ -215,7 +215,9 @@ def test_handshake_refuses_another_protocol_version(
             "go-starter", 1, ["gin-rummy/*"],
         )  # fmt: skip
         health = health_pb2_grpc.HealthStub(channel)
-        named = health.Check(health_pb2.HealthCheckRequest(service="rummy_arena.v1.Bot"), timeout=10)
+        named = health.Check(
+            health_pb2.HealthCheckRequest(service="rummy_arena.v1.Bot"), timeout=10
+        )
         assert named.status == health_pb2.HealthCheckResponse.SERVING
         with pytest.raises(grpc.RpcError) as caught:
             health.Check(health_pb2.HealthCheckRequest(service="no.such.Service"), timeout=10)
