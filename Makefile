@@ -9,7 +9,7 @@ JS_STAMP := sample_bots/js/node_modules/.package-lock.json
 
 COMPILED := build/compiled/MODULES
 
-.PHONY: run test bench lint install clean proto compiled go-bot
+.PHONY: run test bench lint install clean proto compiled go-bot cpp-bot
 
 install: $(STAMP)
 
@@ -36,6 +36,15 @@ go-bot:
 	  $(MAKE) --no-print-directory -C sample_bots/go; \
 	else echo "warning: Go or its gRPC packages not found ($(GO_KIT_PACKAGES)); the Go bot will not run"; fi
 
+# The C++ starter bot, built offline from Debian's grpc++ packages; without them its
+# tests skip.
+CPP_KIT_PACKAGES := g++ make pkg-config libgrpc++-dev protobuf-compiler-grpc
+cpp-bot:
+	@if command -v grpc_cpp_plugin >/dev/null 2>&1 && command -v g++ >/dev/null 2>&1 \
+	  && pkg-config --exists grpc++ protobuf 2>/dev/null; then \
+	  $(MAKE) --no-print-directory -C sample_bots/cpp -j2; \
+	else echo "warning: g++ or gRPC's C++ packages not found ($(CPP_KIT_PACKAGES)); the C++ bot will not run"; fi
+
 # OpenSpiel is the reference for the differential test and the benchmark. Where it
 # cannot be installed, those skip and say why; nothing else depends on it.
 $(REFERENCE_STAMP): $(STAMP)
@@ -52,7 +61,7 @@ run: $(STAMP) $(JS_STAMP)
 # The whole suite; then, where a C compiler is at hand, the whole suite again against
 # the compiled copy (mypyc checks declared types at run time, so it can fail where
 # Python did not).
-test: $(STAMP) $(REFERENCE_STAMP) $(JS_STAMP) go-bot
+test: $(STAMP) $(REFERENCE_STAMP) $(JS_STAMP) go-bot cpp-bot
 	$(BIN)/python -m pytest -q
 	@if $(BIN)/python tools/compiled.py --check; then \
 	  $(MAKE) --no-print-directory compiled && \
@@ -92,3 +101,4 @@ proto: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build .pytest_cache .mypy_cache .ruff_cache .hypothesis runs sample_bots/js/node_modules sample_bots/go/.gopath sample_bots/go/bot
+	$(MAKE) --no-print-directory -C sample_bots/cpp clean
