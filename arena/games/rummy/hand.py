@@ -373,9 +373,10 @@ class _Meld:
         return found
 
     def lacks(self, natural: int) -> bool:
-        """Whether the meld holds no card that is (or stands for) ``natural``: where a
-        wild card is offered on a set (a twin of a held card adds nothing new)."""
-        return not self.run and natural not in self.members.values()
+        """Whether no card of the meld is (or stands for) ``natural``: where a wild card
+        is offered (on a set, standing for a twin of a card there would add nothing
+        new).  Runs keep no members: the cards that extend them are never in them."""
+        return natural not in self.members.values()
 
     def offer(self, face: int, natural: int, stands_for: Card | None) -> LayOff:
         key = face << 6 | natural
@@ -722,7 +723,7 @@ class RummyHand:
             for natural in meld.open_naturals(top):
                 if counts[natural] and (forbidden is None or keeps([natural])):
                     actions.append(meld.offer(natural, natural, stands(natural, natural)))
-                if meld.run or meld.lacks(natural):
+                if meld.lacks(natural):
                     for wild in wilds:
                         if wild != natural and (forbidden is None or keeps([wild])):
                             actions.append(meld.offer(wild, natural, _NATURAL_CARDS[natural]))
