@@ -10,7 +10,7 @@ JS_PROTO := sample_bots/js/protos/arena/proto/bot.proto
 
 COMPILED := build/compiled/MODULES
 
-.PHONY: run test bench lint install clean proto compiled
+.PHONY: run test bench lint install clean proto compiled go-bot cpp-bot
 
 install: $(STAMP)
 
@@ -33,6 +33,24 @@ $(JS_STAMP): sample_bots/js/package-lock.json
 $(JS_PROTO): protos/arena/proto/bot.proto
 	mkdir -p $(dir $@) && cp $< $@
 
+# The Go starter bot, built offline from Debian's Go packages (sample_bots/go/README.md);
+# without them its tests skip. The kit's own Makefile knows when to rebuild.
+GO_KIT_PACKAGES := golang golang-google-grpc-dev golang-github-golang-protobuf-1-5-dev protoc-gen-go protoc-gen-go-grpc protobuf-compiler
+go-bot:
+	@if command -v go >/dev/null 2>&1 && command -v protoc-gen-go-grpc >/dev/null 2>&1 \
+	  && [ -d /usr/share/gocode/src/google.golang.org/grpc/health ]; then \
+	  $(MAKE) --no-print-directory -C sample_bots/go; \
+	else echo "warning: Go or its gRPC packages not found ($(GO_KIT_PACKAGES)); the Go bot will not run"; fi
+
+# The C++ starter bot, built offline from Debian's grpc++ packages; without them its
+# tests skip.
+CPP_KIT_PACKAGES := g++ make pkg-config libgrpc++-dev protobuf-compiler-grpc
+cpp-bot:
+	@if command -v grpc_cpp_plugin >/dev/null 2>&1 && command -v g++ >/dev/null 2>&1 \
+	  && pkg-config --exists grpc++ protobuf 2>/dev/null; then \
+	  $(MAKE) --no-print-directory -C sample_bots/cpp -j2; \
+	else echo "warning: g++ or gRPC's C++ packages not found ($(CPP_KIT_PACKAGES)); the C++ bot will not run"; fi
+
 # OpenSpiel is the reference for the differential test and the benchmark. Where it
 # cannot be installed, those skip and say why; nothing else depends on it.
 $(REFERENCE_STAMP): $(STAMP)
@@ -49,7 +67,7 @@ run: $(STAMP) $(JS_STAMP) $(JS_PROTO)
 # The whole suite; then, where a C compiler is at hand, the whole suite again against
 # the compiled copy (mypyc checks declared types at run time, so it can fail where
 # Python did not).
-test: $(STAMP) $(REFERENCE_STAMP) $(JS_STAMP) $(JS_PROTO)
+test: $(STAMP) $(REFERENCE_STAMP) $(JS_STAMP) $(JS_PROTO) go-bot cpp-bot
 	$(BIN)/python -m pytest -q
 	@if $(BIN)/python tools/compiled.py --check; then \
 	  $(MAKE) --no-print-directory compiled && \
@@ -90,4 +108,5 @@ proto: $(STAMP)
 	$(BIN)/python -m grpc_tools.protoc -Iprotos --python_out=. --grpc_python_out=. --pyi_out=. protos/arena/proto/bot.proto
 
 clean:
-	rm -rf $(VENV) build .pytest_cache .mypy_cache .ruff_cache .hypothesis runs sample_bots/js/node_modules sample_bots/js/protos
+	rm -rf $(VENV) build .pytest_cache .mypy_cache .ruff_cache .hypothesis runs sample_bots/js/node_modules sample_bots/js/protos sample_bots/go/.gopath sample_bots/go/bot
+	$(MAKE) --no-print-directory -C sample_bots/cpp clean

@@ -76,7 +76,9 @@ _EVENTS = {
     EventKind.RESHUFFLE: pb.Event.KIND_RESHUFFLE,
     EventKind.HAND_OVER: pb.Event.KIND_HAND_OVER,
 }
-_RULE_MELD = "rule 5: a meld is a set (3-4 of a rank) or a run (3+ consecutive cards of a suit)"
+_RULE_MELD = (
+    "rule 5: a meld is a set (3-4 of a rank, any suits) or a run (3+ consecutive cards of a suit)"
+)
 
 
 def rules_map(rules: RummyRules) -> dict[str, str]:
@@ -199,7 +201,8 @@ def action_to_proto(action: Action) -> pb.Action:
 
 def _check_meld_shape(action: LayMeld) -> None:
     """What any rule set rejects: fewer than 3 cards, a joker standing for nothing,
-    repeated cards, neither one rank nor one suit."""
+    neither one rank nor one suit, a set of more than 4 or a run with a card twice
+    (a set ignores suits, so with two decks 7H-7H-7S is one)."""
     if len(action.cards) < 3:
         raise IllegalActionError(f"cannot {action}: a meld has at least 3 cards", _RULE_MELD)
     naturals: list[Card] = []
@@ -211,12 +214,16 @@ def _check_meld_shape(action: LayMeld) -> None:
                 "rule 11: a wild card stands for one named natural card in a meld",
             )
         naturals.append(natural)
+    if len({c.rank for c in naturals}) == 1:
+        if len(naturals) > 4:
+            raise IllegalActionError(f"cannot {action}: a set has at most 4 cards", _RULE_MELD)
+        return
+    if len({c.suit for c in naturals}) != 1:
+        raise IllegalActionError(f"cannot {action}: neither one rank nor one suit", _RULE_MELD)
     if len(set(naturals)) != len(naturals):
         raise IllegalActionError(
-            f"cannot {action}: two cards of a meld are (or stand for) the same card", _RULE_MELD
+            f"cannot {action}: two cards of a run are (or stand for) the same card", _RULE_MELD
         )
-    if len({c.rank for c in naturals}) != 1 and len({c.suit for c in naturals}) != 1:
-        raise IllegalActionError(f"cannot {action}: neither one rank nor one suit", _RULE_MELD)
 
 
 def action_from_proto(message: pb.Action) -> Action:

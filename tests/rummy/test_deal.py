@@ -18,6 +18,7 @@ from arena.games.rummy import (
     RulesError,
     RummyGame,
     RummyHand,
+    RummyRules,
     draw_for_deal,
     seeded_deck,
     sorted_cards,
@@ -65,15 +66,22 @@ def test_two_decks_hold_every_card_twice() -> None:
     assert Counter(hand.deck) == {c: 2 for c in ALL_CARDS}
 
 
-def test_jokers_two_per_deck() -> None:
-    """Rule 11 / RULES.md "2 jokers": two per deck, so four with two decks."""
+def test_two_jokers_in_all_whatever_the_number_of_decks() -> None:
+    """Rule 11 (seed 004: "añaden 2 comodines"): 2 jokers with one deck and with two."""
     assert Counter(JOKERS.composition(4))[JOKER] == 2
     assert len(JOKERS.composition(4)) == 54
-    assert Counter(JOKERS.composition(6))[JOKER] == 4
-    assert len(JOKERS.composition(6)) == 108
-    assert Counter(replace(JOKERS, jokers_per_deck=1).composition(6))[JOKER] == 2
+    assert Counter(JOKERS.composition(6))[JOKER] == 2
+    assert len(JOKERS.composition(6)) == 106
+    assert Counter(seeded_deck(JOKERS, 5, 7))[JOKER] == 2
+    assert Counter(replace(JOKERS, jokers=4).composition(6))[JOKER] == 4
+    assert Counter(replace(JOKERS, jokers=1).composition(2))[JOKER] == 1
     assert JOKER not in DEUCES.composition(6)
     assert JOKER not in STANDARD.composition(2)
+    assert JOKER not in replace(STANDARD, jokers=3).composition(6)  # no wild jokers: none
+    with pytest.raises(RulesError, match=r"jokers must be 1\.\.4, got 0"):
+        replace(JOKERS, jokers=0)
+    with pytest.raises(RulesError, match="unknown Basic Rummy rule 'jokers_per_deck'"):
+        RummyRules.from_mapping({"jokers_per_deck": 1})
 
 
 def test_deal_one_card_at_a_time_from_the_dealers_left() -> None:

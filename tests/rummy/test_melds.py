@@ -63,7 +63,8 @@ def test_a_meld_that_is_not_listed_is_still_accepted() -> None:
         ("meld 3C-4C-9C", "not consecutive"),
         ("meld 3C-4C-5C-7D", "neither one rank nor one suit"),
         ("meld 7D-7H-7C", "7C not in seat 1's hand"),
-        ("meld 7D-7H-7S-7D", "same card"),
+        ("meld 7D-7H-7S-7D", "7D only 1 in seat 1's hand"),
+        ("meld 3C-3C-4C-5C", "two cards of a run"),
     ],
 )
 def test_invalid_melds(text: str, message: str) -> None:
@@ -75,22 +76,50 @@ def test_invalid_melds(text: str, message: str) -> None:
     assert len(hand.hand_of(1)) == 11  # nothing changed
 
 
-def test_sets_have_different_suits_even_with_two_decks() -> None:
-    hands = {
-        0: "AC 2C 3C 4C 5C 6C 8C 9C TC JC",
-        1: "7H 7H 7S AD 3D 4D 5D 6D 8D 9D",
-        2: "AS 2S 3S 4S 5S 6S 8S 9S TS JS",
-        3: "AH 2H 3H 4H 5H 6H 8H 9H TH JH",
-        4: "QC QD QH QS KC KD KH KS JD QC",
-    }
-    hand = deal(hands, "2D", "KS")
+FIVE_SEATS = {
+    0: "AC 2C 3C 4C 5C 6C 8C 9C TC JC",
+    1: "7H 7H 7S 7S 7D AD 3D 4D 5D 6D",
+    2: "AS 2S 3S 4S 5S 6S 8S 9S TS JS",
+    3: "AH 2H 3H 4H 5H 6H 8H 9H TH JH",
+    4: "QC QD QH QS KC KD KH KS JD QC",
+}
+
+
+def test_a_set_ignores_suits_so_twins_make_a_set_with_two_decks() -> None:
+    """Rule 1 (seed 004: "de cualquier palo"): with two decks 7H-7H-7S is a set,
+    listed and accepted in any order of cards."""
+    hand = deal(FIVE_SEATS, "2D", "KS")
     act(hand, "draw stock")
-    with pytest.raises(IllegalActionError, match="same card"):
-        act(hand, "meld 7H-7H-7S")
-    assert all(
-        not (isinstance(a, LayMeld) and a.cards.count(card("7H")) == 2)
-        for a in hand.legal_actions()
-    )
+    listed = {str(a) for a in hand.legal_actions() if isinstance(a, LayMeld)}
+    sevens = {m for m in listed if m.startswith("meld 7")}
+    assert sevens == {
+        "meld 7D-7H-7H", "meld 7D-7H-7S", "meld 7D-7S-7S", "meld 7H-7H-7S", "meld 7H-7S-7S",
+        "meld 7D-7H-7H-7S", "meld 7D-7H-7S-7S", "meld 7H-7H-7S-7S",
+    }  # fmt: skip
+    act(hand, "meld 7H-7S-7H")
+    assert str(hand.table[0]) == "7H-7H-7S"
+    assert hand.table[0].kind is MeldKind.SET
+    assert hand_text(hand, 1) == "AD 3D 4D 5D 6D 7D 7S KS"
+
+
+def test_a_set_takes_any_card_of_its_rank_until_it_has_four() -> None:
+    hand = deal(FIVE_SEATS, "2D", "KS")
+    act(hand, "draw stock", "meld 7H-7H-7S")
+    layoffs = {str(a) for a in hand.legal_actions() if isinstance(a, LayOff)}
+    assert layoffs == {"layoff 7S>0", "layoff 7D>0"}  # a twin of a card on the set too
+    act(hand, "layoff 7S>0")
+    assert str(hand.table[0]) == "7H-7H-7S-7S"
+    assert [a for a in hand.legal_actions() if isinstance(a, LayOff)] == []
+    with pytest.raises(IllegalActionError, match="does not extend meld #0"):
+        act(hand, "layoff 7D>0")
+
+
+def test_a_set_has_at_most_four_cards() -> None:
+    hand = deal(FIVE_SEATS, "2D", "KS")
+    act(hand, "draw stock")
+    with pytest.raises(IllegalActionError, match="a set has at most 4 cards"):
+        act(hand, "meld 7H-7H-7S-7S-7D")
+    assert hand.table == ()
 
 
 def test_lay_off_on_another_players_meld_at_both_ends() -> None:

@@ -52,7 +52,7 @@ VARIANTS: dict[str, RummyRules] = {
     "ace-high-jokers": replace(JOKERS, ace=Ace.HIGH),
     "deuces-wta": replace(WINNER_TAKES_ALL, wild=Wild.DEUCES),
     "one-deck-five-six": replace(STANDARD, five_six_hand_size=6),
-    "one-joker-per-deck": replace(JOKERS, jokers_per_deck=1, max_reshuffles=1),
+    "one-joker": replace(JOKERS, jokers=1, max_reshuffles=1),
 }
 
 
@@ -402,13 +402,15 @@ def test_random_games_end_and_add_up(seed: int, variant: str, seats: int) -> Non
 
 
 def is_meld(naturals: Sequence[int], ace_high: bool) -> bool:
-    """Natural card indexes forming a set (3-4 of a rank, different suits) or a run
-    (3+ consecutive of a suit; ace high too with ``ace_high``, never K-A-2)."""
-    if len(naturals) < 3 or len(set(naturals)) != len(naturals):
+    """Natural card indexes forming a set (3-4 of a rank, any suits: twins too) or a
+    run (3+ consecutive of a suit, no twins; ace high too with ``ace_high``, never K-A-2)."""
+    if len(naturals) < 3:
+        return False
+    if len({n % 13 for n in naturals}) == 1:
+        return len(naturals) <= 4
+    if len(set(naturals)) != len(naturals):
         return False
     ranks = sorted(n % 13 for n in naturals)
-    if len({n % 13 for n in naturals}) == 1:
-        return True
     if len({n // 13 for n in naturals}) != 1:
         return False
     if ranks == list(range(ranks[0], ranks[0] + len(ranks))):
@@ -453,7 +455,11 @@ def expected_actions(hand: RummyHand) -> set[str]:
     # each rank and of each suit.  Natural melds: every subset that is a meld; with
     # one wild card: every subset that a natural card not held completes.
     groups = [
-        ([n for n in naturals if n % 13 == r], [13 * s + r for s in range(4)]) for r in range(13)
+        (
+            [n for n in naturals if n % 13 == r for _ in range(held[n])],
+            [13 * s + r for s in range(4)],
+        )
+        for r in range(13)
     ]
     groups += [
         ([n for n in naturals if n // 13 == s], [13 * s + r for r in range(13)]) for s in range(4)
@@ -478,10 +484,12 @@ def expected_actions(hand: RummyHand) -> set[str]:
     for meld in hand.table:
         have = [c.index for c in meld.naturals]
         for natural in range(52):
-            if natural in have or not is_meld([*have, natural], ace_high):
+            if not is_meld([*have, natural], ace_high):
                 continue
             if held[natural] and keeps(Counter([natural])):
                 out.add(f"layoff {placed(natural, natural)}>{meld.id}")
+            if natural in have:
+                continue  # a wild card is offered only for a card the meld lacks
             for wild in wilds:
                 if wild != natural and keeps(Counter([wild])):
                     out.add(f"layoff {text(wild)}={text(natural)}>{meld.id}")
@@ -513,9 +521,9 @@ def test_listed_actions_match_an_oracle_and_all_apply() -> None:
     of them can be played (tried on copies of the hand)."""
     rng = random.Random(99)
     checked = 0
-    for case in range(16):
+    for case in range(20):
         rules = VARIANTS[sorted(VARIANTS)[case % len(VARIANTS)]]
-        seats = 2 + case % 3
+        seats = 2 + case % 5  # 5 and 6 seats play with two decks: twins
         hand = RummyHand.from_seed(rules, 300 + case, seats)
         step = 0
         while not hand.is_terminal():

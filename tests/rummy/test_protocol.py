@@ -159,12 +159,20 @@ def test_malformed_actions_are_protocol_errors(message: pb.Action, text: str) ->
         (pb.Meld(cards=["5H", "6H"]), "at least 3 cards"),
         (pb.Meld(cards=["5H", "6H", "JK"]), "say which card the joker stands for"),
         (pb.Meld(cards=["5H", "6H", "7C"]), "neither one rank nor one suit"),
-        (pb.Meld(cards=["5H", "6H", "JK"], stands_for=["6H"]), "same card"),
+        (pb.Meld(cards=["5H", "6H", "JK"], stands_for=["6H"]), "two cards of a run"),
+        (pb.Meld(cards=["7H", "7H", "7S", "7C", "7D"]), "a set has at most 4 cards"),
     ],
 )
 def test_melds_no_rule_set_allows_are_illegal_actions(meld: pb.Meld, text: str) -> None:
     with pytest.raises(IllegalActionError, match=text):
         codec.action_from_proto(pb.Action(lay_meld=pb.LayMeld(meld=meld)))
+
+
+def test_a_set_of_twins_passes_the_shape_check() -> None:
+    """A set ignores suits: 7H-7H-7S (two decks) reaches the engine."""
+    meld = pb.Meld(cards=["7H", "7H", "7S"])
+    action = codec.action_from_proto(pb.Action(lay_meld=pb.LayMeld(meld=meld)))
+    assert action == LayMeld(cards("7H 7H 7S"), (None, None, None))
 
 
 def test_observations_round_trip() -> None:
@@ -204,7 +212,7 @@ def test_rules_map() -> None:
         "target": "100",
         "rummy_bonus": "true",
         "wild": "none",
-        "jokers_per_deck": "2",
+        "jokers": "2",
         "ace": "low",
         "five_six_hand_size": "10",
         "max_reshuffles": "3",

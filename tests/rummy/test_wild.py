@@ -179,7 +179,27 @@ def test_two_decks_with_jokers() -> None:
         3: "AH 2H 3H 4H 5H 6H 8H 9H TH JH",
         4: "QC QD QH QS KC KD KH KS JD QC",
     }
-    hand = deal(hands, "2D", "KS", rules=JOKERS)
+    hand = deal(hands, "2D", "KS", rules=replace(JOKERS, jokers=4))  # 2 unless set
     act(hand, "draw stock", "meld 5D-6D-JK=7D", "meld 8D-9D-JK=TD", "meld JK=7C-7H-JK=7S")
     assert len(hand.table) == 3
     assert hand_text(hand, 1) == "7H KS"
+
+
+def test_a_joker_completes_a_set_of_twins_and_is_offered_for_the_suits_it_lacks() -> None:
+    hands = {
+        0: "AC 2C 3C 4C 5C 6C 8C 9C TC JC",
+        1: "JK JK 7H 7H 5D 6D 8D 9D 3D 4D",
+        2: "AS 2S 3S 4S 5S 6S 8S 9S TS JS",
+        3: "AH 2H 3H 4H 5H 6H 8H 9H TH JH",
+        4: "QC QD QH QS KC KD KH KS JD QC",
+    }
+    hand = deal(hands, "2D", "KS", rules=JOKERS)  # two decks, two jokers in all
+    act(hand, "draw stock")
+    listed = {str(a) for a in hand.legal_actions() if isinstance(a, LayMeld)}
+    assert {"meld JK=7C-7H-7H", "meld JK=7D-7H-7H", "meld 7H-7H-JK=7S"} <= listed
+    act(hand, "meld 7H-7H-JK=7S")
+    assert str(hand.table[0]) == "7H-7H-JK=7S"
+    layoffs = {str(a) for a in hand.legal_actions() if isinstance(a, LayOff)}
+    assert {a for a in layoffs if a.endswith(">0")} == {"layoff JK=7C>0", "layoff JK=7D>0"}
+    act(hand, "layoff JK=7D>0")
+    assert str(hand.table[0]) == "JK=7D-7H-7H-JK=7S"

@@ -16,7 +16,10 @@ hand is empty.  Choices this module makes where the rule texts are open:
   (nothing could be discarded after it).
 - A meld, layoff or swap may not leave the hand holding only the card taken from
   the discard pile (nothing could be discarded); lay that card down first.
-- A set is 3 or 4 cards of one rank in different suits, also with two decks.
+- A set is 3 or 4 cards of one rank, whatever their suits: with two decks
+  ``7H-7H-7S`` is a set (seed 004: "de cualquier palo").  A wild card in a set
+  still names the natural card it stands for, of the set's rank; only that card
+  can be swapped for it.  A set with fewer than 4 cards takes any card of its rank.
 - A wild card stands for one named natural card (``stands_for``).  Any number of
   wild cards may be in a meld.  A wild deuce may stand for itself.  A player
   holding the natural card a wild card stands for may swap it in (``SwapJoker``)
@@ -33,9 +36,10 @@ hand is empty.  Choices this module makes where the rule texts are open:
   first tied player in turn order.  ``turn_limit`` turns end it the same way.
 
 ``legal_actions`` lists every discard, every layoff of a held card on every meld
-(a wild card once for each card it could stand for there), every swap, and as new
-melds every natural set (each 3 of a rank, and all 4) and every natural run of 3
-or more, plus those with exactly one wild card standing for a card not held.
+(a wild card once for each card it could stand for there; on a set, each card of
+its rank the set does not hold), every swap, and as new melds every natural set
+(each 3 or 4 held cards of a rank, twins included) and every natural run of 3 or
+more, plus those with exactly one wild card standing for a card not held.
 Melds with more wild cards, or a wild card standing for a card held, are not
 listed (their number explodes) but ``apply`` accepts any valid meld.
 """
@@ -284,15 +288,18 @@ def _run_options(ext: int, top: int, wild: bool) -> tuple[tuple[int, int, int], 
     return found
 
 
-def _set_natural(suits: int) -> tuple[tuple[int, ...], ...]:
-    held = [s for s in range(4) if suits >> s & 1]
-    return tuple(t for k in (3, 4) for t in combinations(held, k))
+_SetOptions = tuple[tuple[tuple[int, ...], ...], tuple[tuple[tuple[int, ...], int], ...]]
 
 
-def _set_wild(suits: int) -> tuple[tuple[tuple[int, ...], int], ...]:
-    held = [s for s in range(4) if suits >> s & 1]
-    missing = [s for s in range(4) if not suits >> s & 1]
-    return tuple((t, m) for k in (2, 3) for t in combinations(held, k) for m in missing)
+def _set_options(held: tuple[int, ...]) -> _SetOptions:
+    """The suits of every natural set (3 or 4 cards) that ``held`` copies per suit
+    allow, and of every pair or three completed by a wild card standing for a suit
+    not held.  Twins (two decks) are one suit twice; each multiset comes once."""
+    cards = [s for s in range(4) for _ in range(held[s])]
+    missing = [s for s in range(4) if not held[s]]
+    natural = tuple(dict.fromkeys(t for k in (3, 4) for t in combinations(cards, k)))
+    partial = tuple(dict.fromkeys(t for k in (2, 3) for t in combinations(cards, k)))
+    return natural, tuple((t, m) for t in partial for m in missing)
 
 
 def _suit_discards(suit: int) -> tuple[tuple[Discard, ...], ...]:
@@ -305,24 +312,34 @@ def _suit_discards(suit: int) -> tuple[tuple[Discard, ...], ...]:
 # Discard actions of each 13-bit suit mask: a hand's discards are four lookups (hot path).
 _SUIT_DISCARDS: Final = tuple(_suit_discards(suit) for suit in range(4))
 _DISCARD_JOKER: Final = discard(FACES[JOKER_INDEX])
-_SET_NATURAL: Final = tuple(_set_natural(s) for s in range(16))
-_SET_WILD: Final = tuple(_set_wild(s) for s in range(16))
+# Set options by copies held per suit (0-2 each): 81 entries at most, filled lazily.
+_SET_CACHE: dict[tuple[int, ...], _SetOptions] = {}
 
 
 class _Meld:
     """A table meld in play: ``slots`` maps a position (run: 0..13, 13 = ace high;
-    set: suit) to the face that fills it."""
+    set: 0..3 in the order laid) to the face that fills it; a set's ``members`` map
+    each position to the natural card it holds or stands for."""
 
-    __slots__ = ("hi", "id", "key", "lo", "offers", "open", "owner", "public", "run", "slots")
+    __slots__ = (
+        "hi", "id", "key", "lo", "members", "offers", "open", "owner", "public", "run", "slots",
+    )  # fmt: skip
 
     def __init__(
-        self, meld_id: int, owner: int, run: bool, key: int, slots: dict[int, int]
+        self,
+        meld_id: int,
+        owner: int,
+        run: bool,
+        key: int,
+        slots: dict[int, int],
+        members: dict[int, int],
     ) -> None:
         self.id = meld_id
         self.owner = owner
         self.run = run
         self.key = key  # run: its suit; set: its rank
         self.slots = slots
+        self.members = members
         self.lo = min(slots)
         self.hi = max(slots)
         # caches, cleared by ``changed``: the snapshot, the natural cards that fit
@@ -339,15 +356,27 @@ class _Meld:
         self.offers = {}
 
     def open_naturals(self, top: int) -> list[int]:
+        """The natural cards that extend the meld: a run's two ends (an ace fitting
+        both once); a set's rank in every suit while it has fewer than 4 cards."""
         found = self.open
         if found is None:
             found = []
-            for position in self.open_positions(top):
-                natural = self.natural(position)
-                if natural not in found:
-                    found.append(natural)
+            if not self.run:
+                if len(self.slots) < 4:
+                    found = [13 * suit + self.key for suit in range(4)]
+            else:
+                for position in self.open_positions(top):
+                    natural = self.natural(position)
+                    if natural not in found:
+                        found.append(natural)
             self.open = found
         return found
+
+    def lacks(self, natural: int) -> bool:
+        """Whether no card of the meld is (or stands for) ``natural``: where a wild card
+        is offered (on a set, standing for a twin of a card there would add nothing
+        new).  Runs keep no members: the cards that extend them are never in them."""
+        return natural not in self.members.values()
 
     def offer(self, face: int, natural: int, stands_for: Card | None) -> LayOff:
         key = face << 6 | natural
@@ -359,12 +388,19 @@ class _Meld:
     def natural(self, position: int) -> int:
         if self.run:
             return 13 * self.key + position % 13
-        return 13 * position + self.key
+        return self.members[position]
+
+    def add(self, position: int, face: int, natural: int) -> None:
+        self.slots[position] = face
+        if not self.run:
+            self.members[position] = natural
+        self.changed()
 
     def open_positions(self, top: int) -> list[int]:
-        """Where a card may be added: a set's missing suits, a run's two ends."""
+        """Where a card may be added: a set's next position (any suit of its rank
+        fits there), a run's two ends."""
         if not self.run:
-            return [s for s in range(4) if s not in self.slots]
+            return [len(self.slots)] if len(self.slots) < 4 else []
         out = []
         lo, hi = self.lo, self.hi
         if lo >= 1 and not (lo == 1 and hi == 13):
@@ -377,7 +413,12 @@ class _Meld:
         if self.public is None:
             cards: list[RummyCard] = []
             stands: list[Card | None] = []
-            for position in sorted(self.slots):
+            order = (
+                sorted(self.slots)
+                if self.run
+                else sorted(self.slots, key=lambda p: (self.members[p], self.slots[p]))
+            )  # runs low to high, sets in suit order
+            for position in order:
                 face = self.slots[position]
                 cards.append(FACES[face])
                 stands.append(_NATURAL_CARDS[self.natural(position)] if wild >> face & 1 else None)
@@ -390,9 +431,12 @@ class _Meld:
 _RULE_TURN = "rule 5: a turn is draw one card, meld and lay off as you like, then discard one"
 _RULE_SAME_CARD = "rule 5: a card taken from the discard pile may not be discarded in the same turn"
 _RULE_KEEP = "rule 5: keep a card you may discard, unless you go out"
-_RULE_MELD = "rule 5: a meld is a set (3-4 of a rank) or a run (3+ consecutive cards of a suit)"
+_RULE_MELD = (
+    "rule 5: a meld is a set (3-4 of a rank, any suits) or a run (3+ consecutive cards of a suit)"
+)
 _RULE_LAYOFF = (
-    "rule 5: lay off single cards on a meld's ends or missing suits; melds are never rearranged"
+    "rule 5: lay off single cards on a run's ends or on a set of fewer than 4; "
+    "melds are never rearranged"
 )
 _RULE_ACE = "rule 11: the ace is high or low, never both in one run (K-A-2 never)"
 _RULE_WILD = "rule 11: a wild card stands for one named natural card in a meld"
@@ -449,6 +493,7 @@ class RummyHand:
         self._next = {seat: self.order[(i + 1) % count] for i, seat in enumerate(self.order)}
         self._wild = rules.wild_mask()
         self._top = 13 if rules.ace is Ace.HIGH else 12
+        self._twins = rules.decks(count) > 1  # identical cards in play
         self._counts = [[0] * 53 for _ in range(num_seats)]
         self._masks = [0] * num_seats
         self._sizes = [0] * num_seats
@@ -603,14 +648,19 @@ class RummyHand:
             ranks = (s0 & s1) | (s0 & s2) | (s0 & s3) | (s1 & s2) | (s1 & s3) | (s2 & s3)
         else:
             ranks = (s0 & s1 & (s2 | s3)) | (s2 & s3 & (s0 | s1))
+        if self._twins:  # two decks: twins make sets of fewer suits (7H-7H-7S)
+            ranks = 0
+            for rank in range(13):
+                copies = counts[rank] + counts[13 + rank] + counts[26 + rank] + counts[39 + rank]
+                if copies >= (2 if wilds else 3):
+                    ranks |= 1 << rank
         for rank in _bits(ranks):
-            held = (
-                (s0 >> rank & 1)
-                | (s1 >> rank & 1) << 1
-                | (s2 >> rank & 1) << 2
-                | (s3 >> rank & 1) << 3
-            )
-            for chosen in _SET_NATURAL[held]:
+            held = (counts[rank], counts[13 + rank], counts[26 + rank], counts[39 + rank])
+            options = _SET_CACHE.get(held)
+            if options is None:
+                options = _SET_CACHE[held] = _set_options(held)
+            natural_sets, wild_sets = options
+            for chosen in natural_sets:
                 faces = [13 * s + rank for s in chosen]
                 if keeps(faces):
                     actions.append(
@@ -621,11 +671,11 @@ class RummyHand:
                     )
             if not wilds:
                 continue
-            for chosen, missing in _SET_WILD[held]:
+            for chosen, missing in wild_sets:
                 faces = [13 * s + rank for s in chosen]
                 natural = 13 * missing + rank
                 for wild in wilds:
-                    if wild in faces and counts[wild] < 2:
+                    if counts[wild] <= faces.count(wild):
                         continue
                     used = [*faces, wild]
                     if not keeps(used):
@@ -656,7 +706,7 @@ class RummyHand:
                     continue
                 natural = base + missing % 13
                 for wild in wilds:
-                    if wild in faces and counts[wild] < 2:
+                    if counts[wild] <= faces.count(wild):
                         continue
                     if not keeps([*faces, wild]):
                         continue
@@ -673,9 +723,10 @@ class RummyHand:
             for natural in meld.open_naturals(top):
                 if counts[natural] and (forbidden is None or keeps([natural])):
                     actions.append(meld.offer(natural, natural, stands(natural, natural)))
-                for wild in wilds:
-                    if wild != natural and (forbidden is None or keeps([wild])):
-                        actions.append(meld.offer(wild, natural, _NATURAL_CARDS[natural]))
+                if meld.lacks(natural):
+                    for wild in wilds:
+                        if wild != natural and (forbidden is None or keeps([wild])):
+                            actions.append(meld.offer(wild, natural, _NATURAL_CARDS[natural]))
 
         # Swaps: a natural card for the wild card standing for it.
         if self._table_wilds:
@@ -799,20 +850,22 @@ class RummyHand:
             )
         return face
 
-    def _build_meld(
-        self, naturals: list[int], faces: list[int], what: str
-    ) -> tuple[bool, int, dict[int, int]]:
-        """(is a run, suit or rank, position -> face) of a valid meld, else an error."""
+    def _build_meld(self, naturals: list[int], faces: list[int], what: str) -> _Meld:
+        """A valid meld (its id and owner still to set), else an error."""
         count = len(naturals)
         if count < 3:
             raise IllegalActionError(f"cannot {what}: a meld has at least 3 cards", _RULE_MELD)
-        if len(set(naturals)) != count:
-            raise IllegalActionError(
-                f"cannot {what}: two cards of a meld are (or stand for) the same card", _RULE_MELD
-            )
         rank = naturals[0] % 13
         if all(n % 13 == rank for n in naturals):
-            return False, rank, {n // 13: f for n, f in zip(naturals, faces, strict=True)}
+            if count > 4:
+                raise IllegalActionError(f"cannot {what}: a set has at most 4 cards", _RULE_MELD)
+            order = sorted(zip(naturals, faces, strict=True))  # suit order; suits may repeat
+            slots = {p: f for p, (_, f) in enumerate(order)}
+            return _Meld(-1, -1, False, rank, slots, {p: n for p, (n, _) in enumerate(order)})
+        if len(set(naturals)) != count:
+            raise IllegalActionError(
+                f"cannot {what}: two cards of a run are (or stand for) the same card", _RULE_MELD
+            )
         suit = naturals[0] // 13
         if any(n // 13 != suit for n in naturals):
             raise IllegalActionError(f"cannot {what}: neither one rank nor one suit", _RULE_MELD)
@@ -820,16 +873,14 @@ class RummyHand:
         for n in naturals:
             ranks |= 1 << (n % 13)
         if (ranks + (ranks & -ranks)) & ranks == 0:
-            return True, suit, {n % 13: f for n, f in zip(naturals, faces, strict=True)}
+            slots = {n % 13: f for n, f in zip(naturals, faces, strict=True)}
+            return _Meld(-1, -1, True, suit, slots, {})
         if ranks & 1:
             high = (ranks & ~1) | 1 << 13
             if (high + (high & -high)) & high == 0:
                 if self._top == 13:
-                    return (
-                        True,
-                        suit,
-                        {(n % 13 or 13): f for n, f in zip(naturals, faces, strict=True)},
-                    )
+                    slots = {(n % 13 or 13): f for n, f in zip(naturals, faces, strict=True)}
+                    return _Meld(-1, -1, True, suit, slots, {})
                 raise IllegalActionError(
                     f"cannot {what}: the ace is low in these rules (A-2-3, not Q-K-A)", _RULE_ACE
                 )
@@ -844,15 +895,15 @@ class RummyHand:
             self._resolve(card, stands, what)
             for card, stands in zip(action.cards, action.stands_for, strict=True)
         ]
-        run, key, slots = self._build_meld(naturals, faces, what)
+        meld = self._build_meld(naturals, faces, what)
         self._check_held(seat, faces, what)
         self._check_keeps(seat, faces, -1, what)
-        meld = _Meld(len(self._melds), seat, run, key, slots)
+        meld.id, meld.owner = len(self._melds), seat
         self._melds.append(meld)
         for face in faces:
             self._remove(seat, face)
         self._table_wilds += sum(
-            1 for p, f in slots.items() if self._wild >> f & 1 and f != meld.natural(p)
+            1 for p, f in meld.slots.items() if self._wild >> f & 1 and f != meld.natural(p)
         )
         self._melded[seat] = True
         self.events.append(PublicEvent(EventKind.LAY_MELD, seat, None, meld.snapshot(self._wild)))
@@ -873,7 +924,8 @@ class RummyHand:
         natural = self._resolve(action.card, action.stands_for, what)
         position = -1
         for candidate in meld.open_positions(self._top):
-            if meld.natural(candidate) == natural:
+            fits = meld.natural(candidate) == natural if meld.run else natural % 13 == meld.key
+            if fits:
                 position = candidate
                 break
         if position < 0:
@@ -884,8 +936,7 @@ class RummyHand:
             )
         self._check_held(seat, [face], what)
         self._check_keeps(seat, [face], -1, what)
-        meld.slots[position] = face
-        meld.changed()
+        meld.add(position, face, natural)
         self._remove(seat, face)
         if self._wild >> face & 1 and face != natural:
             self._table_wilds += 1

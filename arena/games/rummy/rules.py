@@ -64,9 +64,9 @@ class RummyRules:
 
     - ``five_six_hand_size``: with 5-6 players, 10 cards from two decks (default) or
       6 cards from one deck.  2-4 players always use one deck (10, 7, 7 cards).
-    - ``jokers_per_deck``: with ``wild=jokers``, jokers added per 52-card deck.
-      RULES.md says "2 jokers"; a second deck brings its own two, so two decks hold
-      four (set 1 for two jokers in all with two decks).
+    - ``jokers``: with ``wild=jokers``, the jokers in the deal, whatever the number
+      of decks (seed 004: "añaden 2 comodines"): 2 by default, 1 to 4.  Until this
+      was fixed the engine added 2 per deck, so 4 with two decks (5-6 players).
     - ``max_reshuffles``: the discard pile becomes the stock at most this many times
       in a hand; when the stock runs out once more the hand ends and the lowest hand
       total wins (ties: the first of the tied players in turn order from the dealer's
@@ -87,7 +87,7 @@ class RummyRules:
     target: int = 100
     rummy_bonus: bool = False
     wild: Wild = Wild.NONE
-    jokers_per_deck: int = 2
+    jokers: int = 2
     ace: Ace = Ace.LOW
     five_six_hand_size: int = 10
     max_reshuffles: int = 3
@@ -100,8 +100,8 @@ class RummyRules:
             raise RulesError(
                 f"five_six_hand_size must be 6 (one deck) or 10 (two decks), got {self.five_six_hand_size}"
             )
-        if not 1 <= self.jokers_per_deck <= 4:
-            raise RulesError(f"jokers_per_deck must be 1..4, got {self.jokers_per_deck}")
+        if not 1 <= self.jokers <= 4:
+            raise RulesError(f"jokers must be 1..4, got {self.jokers}")
         if self.max_reshuffles < 0:
             raise RulesError(f"max_reshuffles must not be negative, got {self.max_reshuffles}")
         if self.turn_limit < 1:
@@ -130,14 +130,11 @@ class RummyRules:
             return 7
         return self.five_six_hand_size
 
-    def jokers(self, players: int) -> int:
-        return self.jokers_per_deck * self.decks(players) if self.wild is Wild.JOKERS else 0
-
     def composition(self, players: int) -> tuple[RummyCard, ...]:
         """Every card of the deal, in face order: each natural card once per deck, then jokers."""
         decks = self.decks(players)
         naturals = [card for card in FACES[:52] for _ in range(decks)]
-        return (*naturals, *([JOKER] * self.jokers(players)))
+        return (*naturals, *([JOKER] * (self.jokers if self.wild is Wild.JOKERS else 0)))
 
     def wild_mask(self) -> int:
         """Bits of the faces that are wild (bit 52 is the joker)."""
