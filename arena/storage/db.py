@@ -95,8 +95,17 @@ def _statements(script: str) -> Callable[[sqlite3.Connection], None]:
     return migrate
 
 
+# Version 2: indexes for the web view's pages of one bot (its matches, its ratings) and
+# for the newest matches; without them a bot's page of a 100,000-match ladder scans
+# every seat ever played (benchmarks/bench_web.py).
+_V2 = """
+CREATE INDEX match_seats_bot ON match_seats(bot_id, match_id);
+CREATE INDEX rating_history_bot ON rating_history(bot_id, id);
+CREATE INDEX matches_finished ON matches(status, finished);
+"""
+
 # Migration N takes a database from version N-1 to N.  Append, never edit.
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_statements(_V1)]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_statements(_V1), _statements(_V2)]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

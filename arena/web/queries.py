@@ -1,0 +1,616 @@
+"""Every query the web view makes, each returning typed rows: the pages render them and
+the JSON API returns them as they are, so a page and its JSON twin cannot disagree.
+
+Each function takes a read-only connection inside one read transaction (see
+``arena.web.ladders``), so a page sees one consistent snapshot while the runner writes.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from arena.referee.results import wilson_interval
+
+__all__ = [
+    "BotPage",
+    "Crosstable",
+    "CrosstableCell",
+    "FaultEntry",
+    "FieldPlot",
+    "FieldSeries",
+    "Leaderboard",
+    "LeaderboardBot",
+    "MatchDetail",
+    "MatchList",
+    "MatchSeat",
+    "MatchSummary",
+    "OpponentRecord",
+    "Progress",
+    "RatingPoint",
+    "bot_page",
+    "crosstable",
+    "field_plot",
+    "leaderboard",
+    "match_detail",
+    "match_replay_path",
+    "matches",
+    "progress",
+]
+
+# How many recent finished matches the ETA's rate is measured over.
+_RATE_WINDOW = 50
+
+
+@dataclass(frozen=True)
+class Progress:
+    """The run's progress: matches by state, and an ETA while matches are running."""
+
+    finished: int
+    running: int
+    scheduled: int
+    cancelled: int
+    planned: int  # finished + running + scheduled
+    matches_per_minute: float | None  # over the last finished matches
+    eta_seconds: float | None  # None unless a run is going on and the rate is known
+    last_finished: str | None
+
+
+@dataclass(frozen=True)
+class LeaderboardBot:
+    place: int | None  # from 1 among active bots; None for the bots listed apart
+    name: str
+    version: str  # from the bot's latest match ("" before its first)
+    score: float  # mu - 3 sigma
+    mu: float
+    sigma: float
+    matches: int
+    wins: int  # matches won
+    draws: int
+    games: int
+    game_wins: int
+    game_win_rate: float
+    points: int
+    points_per_game: float
+    faults: int
+    status: str
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    ladder: str
+    game: str
+    bots: list[LeaderboardBot]  # active bots best first, then the others (place None)
+    progress: Progress
+
+
+@dataclass(frozen=True)
+class RatingPoint:
+    unit: int  # the rating update (a duplicate set, or one match)
+    matches: int  # the bot's matches played by then
+    place: int  # its finishing place in that update, from 0
+    mu: float
+    sigma: float
+    score: float
+    at: str
+
+
+@dataclass(frozen=True)
+class OpponentRecord:
+    name: str
+    matches: int
+    games: int
+    game_wins: int  # games this bot won in matches with the opponent
+    opponent_game_wins: int
+    win_rate: float  # game_wins / games
+    low: float  # 95% Wilson interval
+    high: float
+
+
+@dataclass(frozen=True)
+class FaultEntry:
+    match: int
+    seat: int
+    bot: str
+    status: str
+    reason: str
+    game: int
+    hand: int
+    consequence: str
+
+
+@dataclass(frozen=True)
+class MatchSeat:
+    seat: int
+    name: str
+    rank: int  # 0: won the match
+    game_wins: int
+    points: int
+    faults: int
+    status: str
+    sandbox: str
+    version: str
+
+
+@dataclass(frozen=True)
+class MatchSummary:
+    id: int
+    finished: str | None
+    games: int
+    seats: list[MatchSeat]
+    faults: int
+
+
+@dataclass(frozen=True)
+class MatchList:
+    ladder: str
+    bot: str | None
+    matches: list[MatchSummary]  # newest first
+
+
+@dataclass(frozen=True)
+class BotPage:
+    ladder: str
+    bot: LeaderboardBot
+    added: str
+    history: list[RatingPoint]
+    opponents: list[OpponentRecord]
+    faults: list[FaultEntry]  # newest first
+    recent: list[MatchSummary]  # newest first
+
+
+@dataclass(frozen=True)
+class MatchDetail:
+    ladder: str
+    id: int
+    game: str
+    status: str
+    schedule: str  # the unit's key, e.g. rr:greedy:random:0
+    unit: int
+    seed: int
+    attempts: int
+    started: str | None
+    finished: str | None
+    games: int
+    fault_policy: str
+    seats: list[MatchSeat]
+    results: list[dict[str, Any]]  # per game: scores, ranks, winner, reason, hands
+    faults: list[FaultEntry]
+    has_replay: bool
+
+
+@dataclass(frozen=True)
+class CrosstableCell:
+    games: int
+    game_wins: int  # by the row's bot
+    win_rate: float
+
+
+@dataclass(frozen=True)
+class Crosstable:
+    ladder: str
+    bots: list[str]  # rows and columns, best first
+    cells: list[list[CrosstableCell | None]]  # [row][column]; None: never met (or itself)
+    total_bots: int  # the table shows the best ``len(bots)`` of these
+
+
+@dataclass(frozen=True)
+class FieldSeries:
+    name: str
+    points: list[tuple[int, float]]  # (ladder matches finished by then, mu - 3 sigma)
+
+
+@dataclass(frozen=True)
+class FieldPlot:
+    ladder: str
+    series: list[FieldSeries]  # best first
+    total_bots: int
+    matches: int
+
+
+# -- the ladder and its leaderboard ----------------------------------------------------------
+
+
+def ladder_info(db: sqlite3.Connection) -> tuple[str, str]:
+    """The ladder's name and game id."""
+    row = db.execute("SELECT name, config FROM ladder").fetchone()
+    if row is None:
+        raise LookupError("the database holds no ladder")
+    config = json.loads(row["config"])
+    return str(row["name"]), str(config.get("game", ""))
+
+
+def progress(db: sqlite3.Connection) -> Progress:
+    counts = {
+        row["status"]: row["n"]
+        for row in db.execute("SELECT status, COUNT(*) AS n FROM matches GROUP BY status")
+    }
+    finished, running = counts.get("finished", 0), counts.get("running", 0)
+    scheduled = counts.get("scheduled", 0)
+    recent = [
+        row["finished"]
+        for row in db.execute(
+            "SELECT finished FROM matches WHERE status = 'finished' ORDER BY id DESC LIMIT ?",
+            (_RATE_WINDOW,),
+        )
+    ]
+    times = sorted(datetime.fromisoformat(text) for text in recent if text)
+    rate = None
+    if len(times) >= 2 and times[-1] > times[0]:
+        rate = (len(times) - 1) / (times[-1] - times[0]).total_seconds() * 60
+    left = running + scheduled
+    eta = left / rate * 60 if rate and running else None
+    return Progress(
+        finished,
+        running,
+        scheduled,
+        counts.get("cancelled", 0),
+        finished + left,
+        rate,
+        eta,
+        times[-1].isoformat() if times else None,
+    )
+
+
+_BOT_COLUMNS = (
+    "b.id, b.name, b.status, b.mu, b.sigma, b.matches, b.wins, b.draws, b.games, b.game_wins, "
+    "b.points, b.faults, b.added, "
+    # The version the bot reported in its latest match (the index on match_seats(bot_id)
+    # makes this one lookup per bot).
+    "(SELECT json_extract(m.result, '$.bots[' || s.seat || '].version') FROM match_seats s "
+    "JOIN matches m ON m.id = s.match_id WHERE s.bot_id = b.id ORDER BY s.match_id DESC LIMIT 1) "
+    "AS version"
+)
+
+
+def _bot(row: sqlite3.Row, place: int | None) -> LeaderboardBot:
+    games = row["games"]
+    return LeaderboardBot(
+        place=place,
+        name=row["name"],
+        version=str(row["version"] or ""),
+        score=row["mu"] - 3 * row["sigma"],
+        mu=row["mu"],
+        sigma=row["sigma"],
+        matches=row["matches"],
+        wins=row["wins"],
+        draws=row["draws"],
+        games=games,
+        game_wins=row["game_wins"],
+        game_win_rate=row["game_wins"] / games if games else 0.0,
+        points=row["points"],
+        points_per_game=row["points"] / games if games else 0.0,
+        faults=row["faults"],
+        status=row["status"],
+    )
+
+
+def leaderboard(db: sqlite3.Connection) -> Leaderboard:
+    name, game = ladder_info(db)
+    rows = db.execute(
+        f"SELECT {_BOT_COLUMNS} FROM bots b ORDER BY b.mu - 3 * b.sigma DESC, b.name"
+    ).fetchall()
+    active = [row for row in rows if row["status"] == "active"]
+    apart = [row for row in rows if row["status"] != "active"]
+    bots = [_bot(row, place) for place, row in enumerate(active, start=1)]
+    bots += [_bot(row, None) for row in apart]
+    return Leaderboard(name, game, bots, progress(db))
+
+
+# -- matches ---------------------------------------------------------------------------------
+
+
+def _seats(result: dict[str, Any], ranks: dict[int, int]) -> list[MatchSeat]:
+    return [
+        MatchSeat(
+            seat=index,
+            name=str(bot.get("name", "")),
+            rank=ranks.get(index, 0),
+            game_wins=int(bot.get("wins", 0)),
+            points=int(bot.get("points", 0)),
+            faults=int(bot.get("faults", 0)),
+            status=str(bot.get("status", "")),
+            sandbox=str(bot.get("sandbox", "")),
+            version=str(bot.get("version", "")),
+        )
+        for index, bot in enumerate(result.get("bots", []))
+    ]
+
+
+def _summaries(db: sqlite3.Connection, ids: list[int]) -> list[MatchSummary]:
+    """The finished matches ``ids``, in that order."""
+    if not ids:
+        return []
+    marks = ",".join("?" * len(ids))
+    rows = {
+        row["id"]: row
+        for row in db.execute(
+            f"SELECT id, finished, result FROM matches WHERE id IN ({marks})", ids
+        )
+    }
+    ranks: dict[int, dict[int, int]] = {}
+    for row in db.execute(
+        f"SELECT match_id, seat, rank FROM match_seats WHERE match_id IN ({marks})", ids
+    ):
+        ranks.setdefault(row["match_id"], {})[row["seat"]] = row["rank"]
+    out = []
+    for match_id in ids:
+        row = rows[match_id]
+        result = json.loads(row["result"])
+        seats = _seats(result, ranks.get(match_id, {}))
+        out.append(
+            MatchSummary(
+                match_id,
+                row["finished"],
+                int(result.get("games", 0)),
+                seats,
+                sum(seat.faults for seat in seats),
+            )
+        )
+    return out
+
+
+def _bot_id(db: sqlite3.Connection, name: str) -> int | None:
+    row = db.execute("SELECT id FROM bots WHERE name = ?", (name,)).fetchone()
+    return None if row is None else int(row["id"])
+
+
+def matches(db: sqlite3.Connection, *, limit: int = 50, bot: str | None = None) -> MatchList | None:
+    """Finished matches, newest first (of ``bot``, if given); None if there is no such bot."""
+    ladder, _ = ladder_info(db)
+    if bot is None:
+        rows = db.execute(
+            "SELECT id FROM matches WHERE status = 'finished' ORDER BY finished DESC, id DESC LIMIT ?",
+            (limit,),
+        )
+    else:
+        bot_id = _bot_id(db, bot)
+        if bot_id is None:
+            return None
+        rows = db.execute(
+            "SELECT s.match_id AS id FROM match_seats s WHERE s.bot_id = ? "
+            "ORDER BY s.match_id DESC LIMIT ?",
+            (bot_id, limit),
+        )
+    return MatchList(ladder, bot, _summaries(db, [row["id"] for row in rows]))
+
+
+def _faults(result: dict[str, Any], match_id: int) -> list[FaultEntry]:
+    names = [str(bot.get("name", "")) for bot in result.get("bots", [])]
+    return [
+        FaultEntry(
+            match=match_id,
+            seat=int(fault["seat"]),
+            bot=names[fault["seat"]] if 0 <= fault["seat"] < len(names) else "",
+            status=str(fault.get("status", "")),
+            reason=str(fault.get("reason", "")),
+            game=int(fault.get("game", -1)),
+            hand=int(fault.get("hand", -1)),
+            consequence=str(fault.get("consequence", "")),
+        )
+        for fault in result.get("faults", [])
+    ]
+
+
+def match_detail(db: sqlite3.Connection, match_id: int) -> MatchDetail | None:
+    ladder, game = ladder_info(db)
+    row = db.execute(
+        "SELECT m.id, m.status, m.attempts, m.started, m.finished, m.replay, m.result, "
+        "u.id AS unit, u.key, u.seed FROM matches m JOIN units u ON u.id = m.unit_id "
+        "WHERE m.id = ?",
+        (match_id,),
+    ).fetchone()
+    if row is None:
+        return None
+    result = json.loads(row["result"]) if row["result"] else {}
+    ranks = {
+        seat["seat"]: seat["rank"]
+        for seat in db.execute("SELECT seat, rank FROM match_seats WHERE match_id = ?", (match_id,))
+    }
+    return MatchDetail(
+        ladder=ladder,
+        id=row["id"],
+        game=str(result.get("game_id", game)),
+        status=row["status"],
+        schedule=row["key"],
+        unit=row["unit"],
+        seed=row["seed"],
+        attempts=row["attempts"],
+        started=row["started"],
+        finished=row["finished"],
+        games=int(result.get("games", 0)),
+        fault_policy=str(result.get("fault_policy", "")),
+        seats=_seats(result, ranks),
+        results=list(result.get("results", [])),
+        faults=_faults(result, row["id"]),
+        has_replay=bool(row["replay"]),
+    )
+
+
+def match_replay_path(db: sqlite3.Connection, match_id: int) -> str | None:
+    """The replay file the database records for a finished match (None if it has none)."""
+    row = db.execute(
+        "SELECT replay FROM matches WHERE id = ? AND status = 'finished'", (match_id,)
+    ).fetchone()
+    return None if row is None or not row["replay"] else str(row["replay"])
+
+
+# -- a bot's page ----------------------------------------------------------------------------
+
+_RECENT = 20
+_FAULTS = 50
+
+
+def bot_page(db: sqlite3.Connection, name: str) -> BotPage | None:
+    ladder, _ = ladder_info(db)
+    row = db.execute(f"SELECT {_BOT_COLUMNS} FROM bots b WHERE b.name = ?", (name,)).fetchone()
+    if row is None:
+        return None
+    place = None
+    if row["status"] == "active":
+        place = (
+            1
+            + db.execute(
+                "SELECT COUNT(*) FROM bots WHERE status = 'active' AND "
+                "(mu - 3 * sigma > ? OR (mu - 3 * sigma = ? AND name < ?))",
+                (row["mu"] - 3 * row["sigma"], row["mu"] - 3 * row["sigma"], name),
+            ).fetchone()[0]
+        )
+    bot_id = row["id"]
+    return BotPage(
+        ladder=ladder,
+        bot=_bot(row, place),
+        added=row["added"],
+        history=_history(db, bot_id),
+        opponents=_opponents(db, bot_id),
+        faults=_bot_faults(db, bot_id),
+        recent=_summaries(
+            db,
+            [
+                r["match_id"]
+                for r in db.execute(
+                    "SELECT match_id FROM match_seats WHERE bot_id = ? ORDER BY match_id DESC LIMIT ?",
+                    (bot_id, _RECENT),
+                )
+            ],
+        ),
+    )
+
+
+def _history(db: sqlite3.Connection, bot_id: int) -> list[RatingPoint]:
+    # The bot's matches per unit, to put its rating updates on a scale of matches.
+    per_unit: dict[int, int] = {}
+    for row in db.execute(
+        "SELECT m.unit_id, COUNT(*) AS n FROM match_seats s JOIN matches m ON m.id = s.match_id "
+        "WHERE s.bot_id = ? GROUP BY m.unit_id",
+        (bot_id,),
+    ):
+        per_unit[row["unit_id"]] = row["n"]
+    points = []
+    played = 0
+    for row in db.execute(
+        "SELECT unit_id, rank, mu_after, sigma_after, at FROM rating_history "
+        "WHERE bot_id = ? ORDER BY id",
+        (bot_id,),
+    ):
+        played += per_unit.get(row["unit_id"], 1)
+        mu, sigma = row["mu_after"], row["sigma_after"]
+        points.append(
+            RatingPoint(row["unit_id"], played, row["rank"], mu, sigma, mu - 3 * sigma, row["at"])
+        )
+    return points
+
+
+def _opponents(db: sqlite3.Connection, bot_id: int) -> list[OpponentRecord]:
+    rows = db.execute(
+        "SELECT b.name, COUNT(*) AS matches, SUM(me.games) AS games, SUM(me.game_wins) AS wins, "
+        "SUM(them.game_wins) AS their_wins FROM match_seats me "
+        "JOIN match_seats them ON them.match_id = me.match_id AND them.seat != me.seat "
+        "JOIN bots b ON b.id = them.bot_id WHERE me.bot_id = ? AND them.bot_id != me.bot_id "
+        "GROUP BY them.bot_id ORDER BY b.name",
+        (bot_id,),
+    )
+    out = []
+    for row in rows:
+        games, wins = row["games"] or 0, row["wins"] or 0
+        low, high = wilson_interval(wins, games)
+        out.append(
+            OpponentRecord(
+                row["name"],
+                row["matches"],
+                games,
+                wins,
+                row["their_wins"] or 0,
+                wins / games if games else 0.0,
+                low,
+                high,
+            )
+        )
+    return out
+
+
+def _bot_faults(db: sqlite3.Connection, bot_id: int) -> list[FaultEntry]:
+    rows = db.execute(
+        "SELECT s.match_id, s.seat, m.result FROM match_seats s JOIN matches m ON m.id = s.match_id "
+        "WHERE s.bot_id = ? AND s.faults > 0 ORDER BY s.match_id DESC LIMIT ?",
+        (bot_id, _FAULTS),
+    )
+    out = []
+    for row in rows:
+        faults = _faults(json.loads(row["result"]), row["match_id"])
+        out += [fault for fault in faults if fault.seat == row["seat"]]
+    return out
+
+
+# -- the whole field -------------------------------------------------------------------------
+
+
+def _best(db: sqlite3.Connection, limit: int) -> tuple[list[tuple[int, str]], int]:
+    rows = db.execute(
+        "SELECT id, name FROM bots WHERE status != 'removed' ORDER BY mu - 3 * sigma DESC, name"
+    ).fetchall()
+    return [(row["id"], row["name"]) for row in rows[:limit]], len(rows)
+
+
+def crosstable(db: sqlite3.Connection, *, limit: int = 30) -> Crosstable:
+    """Each pair of the best ``limit`` bots: games the row's bot won in their matches."""
+    ladder, _ = ladder_info(db)
+    best, total = _best(db, limit)
+    index = {bot_id: position for position, (bot_id, _) in enumerate(best)}
+    cells: list[list[CrosstableCell | None]] = [[None] * len(best) for _ in best]
+    if best:
+        marks = ",".join("?" * len(best))
+        ids = list(index)
+        rows = db.execute(
+            "SELECT me.bot_id AS me, them.bot_id AS them, SUM(me.games) AS games, "
+            "SUM(me.game_wins) AS wins FROM match_seats me JOIN match_seats them "
+            "ON them.match_id = me.match_id AND them.seat != me.seat "
+            f"WHERE me.bot_id IN ({marks}) AND them.bot_id IN ({marks}) AND me.bot_id != them.bot_id "
+            "GROUP BY me.bot_id, them.bot_id",
+            ids + ids,
+        )
+        for row in rows:
+            games, wins = row["games"] or 0, row["wins"] or 0
+            cells[index[row["me"]]][index[row["them"]]] = CrosstableCell(
+                games, wins, wins / games if games else 0.0
+            )
+    return Crosstable(ladder, [name for _, name in best], cells, total)
+
+
+def field_plot(db: sqlite3.Connection, *, limit: int = 30) -> FieldPlot:
+    """mu - 3 sigma of the best ``limit`` bots after each rating update, on a scale of the
+    ladder's finished matches."""
+    ladder, _ = ladder_info(db)
+    best, total = _best(db, limit)
+    per_unit = {
+        row["unit_id"]: row["n"]
+        for row in db.execute(
+            "SELECT unit_id, COUNT(*) AS n FROM matches WHERE status = 'finished' GROUP BY unit_id"
+        )
+    }
+    series: dict[int, list[tuple[int, float]]] = {bot_id: [] for bot_id, _ in best}
+    played = before = 0  # matches finished by the end, and by the start, of this unit
+    last_unit = None
+    for row in db.execute(
+        "SELECT unit_id, bot_id, mu_before, sigma_before, mu_after, sigma_after "
+        "FROM rating_history ORDER BY id"
+    ):
+        if row["unit_id"] != last_unit:
+            last_unit = row["unit_id"]
+            before = played
+            played += per_unit.get(row["unit_id"], 1)
+        points = series.get(row["bot_id"])
+        if points is None:
+            continue
+        if not points:  # where the bot started
+            points.append((before, row["mu_before"] - 3 * row["sigma_before"]))
+        points.append((played, row["mu_after"] - 3 * row["sigma_after"]))
+    return FieldPlot(
+        ladder,
+        [FieldSeries(name, series[bot_id]) for bot_id, name in best],
+        total,
+        played,
+    )
