@@ -182,10 +182,9 @@ class _Player:
         text: str,
         private: str = "",
         comment: str = "",
-        end: bool = False,
     ) -> None:
         if self.table is not None and self.hand is not None:
-            self.last_state = self.state(end)
+            self.last_state = self.state()
         state = self.last_state  # after a game's end: the table as it was left
         self.view.steps.append(
             Step(self.game, self.hand_number, kind, seat, text, private, comment, state)
@@ -219,7 +218,6 @@ class _Player:
                     "hand_end",
                     end.winner,
                     f"hand {end.hand_number} ends: {end.termination}, {winner}; totals {totals}",
-                    end=True,
                 )
         elif kind == "game_end":
             winner = "nobody" if record["winner"] is None else self.who(record["winner"])
@@ -301,7 +299,7 @@ class _Player:
         the cost: a 4-seat Rummy match has thousands of steps)."""
         return list(self.table.card_texts(self.hand.hand_of(seat)))
 
-    def state(self, end: bool) -> dict[str, Any]:
+    def state(self) -> dict[str, Any]:
         # What is public is the same in every seat's observation: seat 0's is read.
         first = self.observation(0)
         state: dict[str, Any] = {
@@ -317,7 +315,7 @@ class _Player:
             "eliminated": [seat.eliminated for seat in first.seats],
             "table": [_meld(meld) for meld in first.table],
             "forbidden_discard": first.forbidden_discard,
-            "end": self.last_end if end else None,
+            "end": self.last_end,  # the hand's reveal, from its end to the next deal
         }
         if first.HasField("gin"):
             state["gin"] = {
