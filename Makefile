@@ -34,11 +34,15 @@ $(REFERENCE_STAMP): $(STAMP)
 	  || echo "warning: open-spiel could not be installed; the OpenSpiel comparisons will skip"
 	touch $@
 
-# The main job: a small ladder of the sample bots, ending with the leaderboard.
+# The main job: a small ladder of the sample bots, ending with the leaderboard and the
+# command that shows it in a browser.
 run: $(STAMP) $(JS_STAMP)
 	rm -rf runs/samples && mkdir -p runs/samples
 	$(BIN)/arena ladder create ladders/samples.toml --db runs/samples/samples.sqlite
 	$(BIN)/arena ladder run runs/samples/samples.sqlite
+	@echo
+	@echo "To look at it in a browser (leaderboard, plots, every match's replay):"
+	@echo "  $(BIN)/arena serve runs/samples/samples.sqlite    # then open http://127.0.0.1:8000/"
 
 # The whole suite; then, where a C compiler is at hand, the whole suite again against
 # the compiled copy (mypyc checks declared types at run time, so it can fail where
@@ -71,6 +75,7 @@ bench: $(STAMP) $(REFERENCE_STAMP)
 	$(BIN)/python benchmarks/bench_rummy.py
 	$(BIN)/python benchmarks/bench_ladder.py
 	$(BIN)/python benchmarks/bench_strong.py
+	$(BIN)/python benchmarks/bench_web.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check arena tests benchmarks tools

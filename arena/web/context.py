@@ -31,12 +31,17 @@ _CACHED_REPLAYS = 16
 class WebContext:
     ladders: LadderSet
     find: GameLookup
+    _versions: dict[str, queries.Versions] = field(default_factory=dict)
     _replays: OrderedDict[tuple[str, int, int], ReplayView] = field(default_factory=OrderedDict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def base(self, ladder: Ladder, named: bool) -> str:
         """The URL prefix of a ladder's pages."""
         return f"/ladders/{ladder.key}" if named or len(self.ladders.ladders) > 1 else ""
+
+    def versions(self, ladder: Ladder) -> queries.Versions:
+        with self._lock:
+            return self._versions.setdefault(ladder.key, queries.Versions())
 
     def replay_file(self, ladder: Ladder, match_id: int) -> Path | None:
         """The replay file the database names for the match: nothing from the URL but the

@@ -11,7 +11,11 @@ from arena.web import charts, queries
 from arena.web.context import LadderDependency, WebContext, replay_or_404, web
 from arena.web.ladders import Ladder
 
-__all__ = ["page_router", "render", "templates"]
+__all__ = ["LEADERBOARD_PAGE", "page_router", "render", "templates"]
+
+# Active bots per leaderboard page: a page of a 1,000-bot ladder renders in a few
+# milliseconds, all of it in tens (benchmarks/bench_web.py); the JSON has every bot.
+LEADERBOARD_PAGE = 100
 
 _SUITS = {
     "C": ("\u2663", "black"),
@@ -85,12 +89,30 @@ def page_router(ladder_of: LadderDependency, named: bool) -> APIRouter:
         }
 
     @router.get("/", response_class=HTMLResponse)
-    def leaderboard(request: Request, ladder: LadderArg, context: Context) -> HTMLResponse:
+    def leaderboard(
+        request: Request,
+        ladder: LadderArg,
+        context: Context,
+        page: Annotated[int, Query(ge=1)] = 1,
+    ) -> HTMLResponse:
         if not named and len(context.ladders.ladders) > 1:
             return render("index.html", ladders=context.ladders.ladders, several=True, path="/")
+        offset = (page - 1) * LEADERBOARD_PAGE
         with ladder.read() as db:
-            board = queries.leaderboard(db)
-        return render("leaderboard.html", board=board, **common(context, ladder, request))
+            board = queries.leaderboard(
+                db, context.versions(ladder), offset=offset, limit=LEADERBOARD_PAGE
+            )
+        pages = max(1, -(-board.active // LEADERBOARD_PAGE))
+        if page > pages:
+            raise HTTPException(404, f"the leaderboard has {pages} page(s)")
+        return render(
+            "leaderboard.html",
+            board=board,
+            page=page,
+            pages=pages,
+            shown_to=min(board.active, offset + LEADERBOARD_PAGE),
+            **common(context, ladder, request),
+        )
 
     @router.get("/bots/{name:path}", response_class=HTMLResponse)
     def bot(request: Request, ladder: LadderArg, context: Context, name: str) -> HTMLResponse:

@@ -13,6 +13,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -118,9 +119,16 @@ def _free_port() -> int:
 @pytest.fixture(scope="session")
 def server(ladders: Ladders) -> Iterator[str]:
     """``arena serve`` over both ladders, as a user would run it; its base URL."""
+    with serving(ladders.gin, ladders.rummy) as url:
+        yield url
+
+
+@contextmanager
+def serving(*dbs: Path) -> Iterator[str]:
+    """``arena serve DB...`` on a free loopback port until the block ends; its base URL."""
     port = _free_port()
     process = subprocess.Popen(
-        [str(ARENA), "serve", str(ladders.gin), str(ladders.rummy), "--port", str(port)],
+        [str(ARENA), "serve", *map(str, dbs), "--port", str(port)],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
+import subprocess
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,7 +20,7 @@ import pytest
 from arena.games.registry import find_game
 from arena.referee.replay import read_replay
 from arena.toolkit.seat_view import dealt_hands
-from tests.web.conftest import HOSTILE, Ladders
+from tests.web.conftest import ARENA, HOSTILE, Ladders, serving
 
 sync_api = pytest.importorskip(
     "playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')"
@@ -57,9 +58,14 @@ def page(browser: Any) -> Iterator[Any]:
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     tab = context.new_page()
     problems: list[str] = []
-    tab.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+    tab.on(
+        "console",
+        lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None,
+    )
     tab.on("pageerror", lambda error: problems.append(f"page error: {error}"))
-    tab.on("dialog", lambda dialog: (problems.append(f"dialog: {dialog.message}"), dialog.dismiss()))
+    tab.on(
+        "dialog", lambda dialog: (problems.append(f"dialog: {dialog.message}"), dialog.dismiss())
+    )
     yield tab
     context.close()
     assert not problems, problems
@@ -95,6 +101,53 @@ def test_live_leaderboard_polls_progress(page: Any, server: str) -> None:
     page.wait_for_selector("#board[data-finished='6']")  # live.js has read /api/.../progress
 
 
+LIVE = """\
+name = "live"
+game = "gin-rummy/standard"
+[schedule]
+repeat = 2
+[match]
+games = 2
+hands_only = true
+[run]
+concurrency = 1
+sandbox = "none"
+replays = "replays"
+[[bots]]
+name = "greedy"
+[[bots]]
+name = "random"
+"""
+
+
+def test_leaderboard_updates_live_while_the_ladder_runs(page: Any, tmp_path: Path) -> None:
+    (tmp_path / "live.toml").write_text(LIVE)
+    db = tmp_path / "live.sqlite"
+    subprocess.run(
+        [str(ARENA), "ladder", "create", str(tmp_path / "live.toml"), "--db", str(db)], check=True
+    )
+    with serving(db) as url:
+        page.goto(url + "/")
+        assert "0 / 0 matches done" in page.locator("#progress").inner_text()
+        assert page.locator("#active tbody tr").count() == 2
+        runner = subprocess.Popen(
+            [str(ARENA), "ladder", "run", str(db), "--quiet"], stdout=subprocess.DEVNULL
+        )
+        try:
+            # No reload: live.js sees the progress move and swaps in the fresh board.
+            sync_api.expect(page.locator("#progress")).to_contain_text(
+                "4 / 4 matches done", timeout=120_000
+            )
+            assert runner.wait(timeout=60) == 0
+        finally:
+            runner.kill()
+            runner.wait()
+        rows = page.locator("#active tbody tr td:nth-child(7)").all_inner_texts()
+        assert rows == ["4", "4"]  # each bot's matches, as the board now shows them
+        shot(page, "live")
+        page.goto("about:blank")  # stop polling before the server goes
+
+
 def test_rating_plot_drew_its_series(page: Any, server: str) -> None:
     history = api(server, "/api/ladders/gin-web/bots/greedy")["history"]
     page.goto(server + "/ladders/gin-web/bots/greedy")
@@ -123,7 +176,9 @@ def test_field_plot_and_crosstable(page: Any, server: str) -> None:
 
 def replay_of(db: Path, match_id: int) -> list[dict[str, Any]]:
     with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as connection:
-        path = connection.execute("SELECT replay FROM matches WHERE id = ?", (match_id,)).fetchone()[0]
+        path = connection.execute(
+            "SELECT replay FROM matches WHERE id = ?", (match_id,)
+        ).fetchone()[0]
     return list(read_replay(Path(path)))
 
 
@@ -134,7 +189,9 @@ def shown(page: Any, seat: int) -> list[str]:
 
 
 def pile(page: Any) -> list[str]:
-    return page.locator("#discard [data-card]").evaluate_all("nodes => nodes.map(n => n.dataset.card)")
+    return page.locator("#discard [data-card]").evaluate_all(
+        "nodes => nodes.map(n => n.dataset.card)"
+    )
 
 
 def position(page: Any) -> int:
@@ -182,7 +239,10 @@ def check_stepping(page: Any, server: str, ladder: str, db: Path, match_id: int,
     for record in hand_deals[1:]:
         page.keyboard.press("PageDown")
         step = steps[position(page)]
-        assert step["kind"] == "deal" and (step["game"], step["hand"]) == (record["game"], record["hand"])
+        assert step["kind"] == "deal" and (step["game"], step["hand"]) == (
+            record["game"],
+            record["hand"],
+        )
         dealt = deals[record["game"], record["hand"]]
         for seat in range(seats):
             assert sorted(shown(page, seat)) == sorted(dealt.hands[seat]), (record["hand"], seat)
@@ -211,7 +271,9 @@ def test_gin_replay_steps_forward_and_back(page: Any, server: str, ladders: Ladd
     check_stepping(page, server, "gin-web", ladders.gin, first_match(ladders.gin, 2), "gin")
 
 
-def test_rummy_four_seat_replay_steps_forward_and_back(page: Any, server: str, ladders: Ladders) -> None:
+def test_rummy_four_seat_replay_steps_forward_and_back(
+    page: Any, server: str, ladders: Ladders
+) -> None:
     check_stepping(page, server, "rummy-web", ladders.rummy, first_match(ladders.rummy, 4), "rummy")
 
 

@@ -74,6 +74,16 @@ def test_a_disabled_bot_is_listed_apart(client: TestClient) -> None:
     assert 'data-bot="illegal"' in apart and 'data-bot="illegal"' not in active
 
 
+def test_leaderboard_pages(client: TestClient) -> None:
+    body = client.get("/api/leaderboard?offset=1&limit=1").json()
+    active = [bot for bot in body["bots"] if bot["place"] is not None]
+    assert [bot["place"] for bot in active] == [2] and body["active"] == 3 and body["offset"] == 1
+    assert [bot["name"] for bot in body["bots"] if bot["place"] is None] == ["illegal"]
+    assert client.get("/?page=1").status_code == 200
+    assert client.get("/?page=2").status_code == 404  # three active bots: one page
+    assert client.get("/?page=0").status_code == 422
+
+
 def test_leaderboard_page_shows_every_column(client: TestClient) -> None:
     response = client.get("/")
     assert response.status_code == 200
