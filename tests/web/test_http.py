@@ -202,6 +202,19 @@ def test_match_page_and_replay(client: TestClient, ladders: Ladders) -> None:
     assert html.count('class="step-action"') == kinds.count("action")
 
 
+def test_every_match_replays_in_the_viewer(both: TestClient, ladders: Ladders) -> None:
+    """What ``arena serve`` promises for any ladder: a drawable replay for every
+    finished match (forfeits by the illegal bot included), ending with the match's end."""
+    for key, db in (("gin-web", ladders.gin), ("rummy-web", ladders.rummy)):
+        ids = [row[0] for row in rows(db, "SELECT id FROM matches WHERE status = 'finished'")]
+        assert ids
+        for match_id in ids:
+            replay = both.get(f"/api/ladders/{key}/matches/{match_id}/replay").json()
+            assert replay["drawable"] and replay["problem"] is None, (key, match_id)
+            assert replay["steps"][-1]["kind"] == "match_end", (key, match_id)
+            assert all(step["state"] is not None for step in replay["steps"][1:])
+
+
 def test_field_and_crosstable(client: TestClient) -> None:
     field = client.get("/api/field").json()
     assert {series["name"] for series in field["series"]} == {
