@@ -67,9 +67,12 @@ def _header_fields(header: dict[str, Any]) -> dict[str, Any]:
     fields = {key: header.get(key) for key in ("match_id", "seed", "games", "hands_only")}
     fields["fault_policy"] = header.get("fault_policy")
     fields["time_control"] = header.get("time_control")
-    # The seed commitment, where the referee recorded one (newer replays).
+    # The seed commitment, where the referee recorded one (newer replays): whatever
+    # header field names it, as text.
     for key, value in header.items():
-        if "commit" in key and isinstance(value, str | int):
+        if "commit" in key and value not in (None, "", {}):
+            if isinstance(value, dict):
+                value = ", ".join(f"{name}: {part}" for name, part in value.items())
             fields["seed_commitment"] = str(value)
     return fields
 

@@ -295,6 +295,29 @@ def test_only_the_replay_the_database_names_is_served(ladders: Ladders, tmp_path
             assert "root:" not in page.text
 
 
+def test_seed_commitment_is_shown_where_the_replay_has_one(
+    ladders: Ladders, tmp_path: Path
+) -> None:
+    copy = tmp_path / "copy.sqlite"
+    with sqlite3.connect(ladders.gin) as source, sqlite3.connect(copy) as target:
+        source.backup(target)
+    original = Path(rows(copy, "SELECT replay FROM matches WHERE id = 1")[0][0])
+    lines = original.read_text().splitlines()
+    header = json.loads(lines[0])
+    header["seed_commitment"] = "sha256:<b>c0ffee</b>"
+    replay = tmp_path / "committed.jsonl"
+    replay.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    with sqlite3.connect(copy) as db:
+        db.execute("UPDATE matches SET replay = ? WHERE id = 1", (str(replay),))
+    with TestClient(create_app(open_ladders([copy]))) as client:
+        assert client.get("/api/matches/1/replay").json()["header"]["seed_commitment"] == (
+            "sha256:<b>c0ffee</b>"
+        )
+        assert "seed commitment" not in client.get("/matches/2").text  # older replays: none
+        page = client.get("/matches/1").text
+        assert "sha256:&lt;b&gt;c0ffee&lt;/b&gt;" in page
+
+
 def test_security_headers_on_every_kind_of_response(client: TestClient) -> None:
     for path in (
         "/",
