@@ -20,9 +20,7 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)"
     )
-    parser.add_argument(
-        "--port", type=int, default=8000, help="port (default 8000; 0: any free one)"
-    )
+    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     add_plugin_options(parser)  # replays of a plugin's game are drawn through its plugin
     parser.set_defaults(run=_run)
 
@@ -33,8 +31,8 @@ def _run(args: argparse.Namespace) -> int:
 
     from arena.web import create_app, open_ladders
 
-    if not 0 <= args.port <= 65535:
-        raise ValueError(f"--port {args.port}: must be 0-65535")
+    if not 1 <= args.port <= 65535:
+        raise ValueError(f"--port {args.port}: must be 1-65535")
     ladders = open_ladders(args.dbs)
     app = create_app(ladders, find=plugins_from_args(args).game)
     config = uvicorn.Config(

@@ -128,7 +128,7 @@ def create_app(ladders: LadderSet, *, find: GameLookup = find_game) -> FastAPI:
             return JSONResponse({"detail": error.detail}, status_code=error.status_code)
         return render(
             "error.html", status_code=error.status_code, status=error.status_code,
-            message=str(error.detail), several=False, path=request.url.path,
+            message=str(error.detail), several=False,
         )  # fmt: skip
 
     async def bad_request(request: Request, error: Exception) -> Response:
@@ -139,9 +139,7 @@ def create_app(ladders: LadderSet, *, find: GameLookup = find_game) -> FastAPI:
         )
         if _wants_json(request):
             return JSONResponse({"detail": problems}, status_code=422)
-        return render(
-            "error.html", status_code=422, status=422, message=problems, several=False, path=""
-        )
+        return render("error.html", status_code=422, status=422, message=problems, several=False)
 
     app.add_exception_handler(StarletteHTTPException, http_error)
     app.add_exception_handler(RequestValidationError, bad_request)

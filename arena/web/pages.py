@@ -4,7 +4,7 @@ from typing import Annotated, Any
 from urllib.parse import quote
 
 import jinja2
-from fastapi import APIRouter, Depends, HTTPException, Query, Request
+from fastapi import APIRouter, Depends, HTTPException, Query
 from fastapi.responses import HTMLResponse
 
 from arena.web import charts, queries
@@ -79,24 +79,22 @@ def page_router(ladder_of: LadderDependency, named: bool) -> APIRouter:
     LadderArg = Annotated[Ladder, Depends(ladder_of)]
     Context = Annotated[WebContext, Depends(web)]
 
-    def common(context: WebContext, ladder: Ladder, request: Request) -> dict[str, Any]:
+    def common(context: WebContext, ladder: Ladder) -> dict[str, Any]:
         return {
             "ladder": ladder,
             "base": context.base(ladder, named),
             "api": f"/api/ladders/{ladder.key}" if named else "/api",
             "several": len(context.ladders.ladders) > 1,
-            "path": request.url.path,
         }
 
     @router.get("/", response_class=HTMLResponse)
     def leaderboard(
-        request: Request,
         ladder: LadderArg,
         context: Context,
         page: Annotated[int, Query(ge=1)] = 1,
     ) -> HTMLResponse:
         if not named and len(context.ladders.ladders) > 1:
-            return render("index.html", ladders=context.ladders.ladders, several=True, path="/")
+            return render("index.html", ladders=context.ladders.ladders, several=True)
         offset = (page - 1) * LEADERBOARD_PAGE
         with ladder.read() as db:
             board = queries.leaderboard(
@@ -111,11 +109,11 @@ def page_router(ladder_of: LadderDependency, named: bool) -> APIRouter:
             page=page,
             pages=pages,
             shown_to=min(board.active, offset + LEADERBOARD_PAGE),
-            **common(context, ladder, request),
+            **common(context, ladder),
         )
 
     @router.get("/bots/{name:path}", response_class=HTMLResponse)
-    def bot(request: Request, ladder: LadderArg, context: Context, name: str) -> HTMLResponse:
+    def bot(ladder: LadderArg, context: Context, name: str) -> HTMLResponse:
         with ladder.read() as db:
             page = queries.bot_page(db, name)
         if page is None:
@@ -124,12 +122,11 @@ def page_router(ladder_of: LadderDependency, named: bool) -> APIRouter:
             "bot.html",
             page=page,
             chart=charts.rating_chart(page.bot.name, page.history),
-            **common(context, ladder, request),
+            **common(context, ladder),
         )
 
     @router.get("/matches", response_class=HTMLResponse)
     def matches(
-        request: Request,
         ladder: LadderArg,
         context: Context,
         bot: str | None = None,
@@ -139,10 +136,10 @@ def page_router(ladder_of: LadderDependency, named: bool) -> APIRouter:
             found = queries.matches(db, limit=limit, bot=bot)
         if found is None:
             raise HTTPException(404, f"no bot {bot!r} in ladder {ladder.name}")
-        return render("matches.html", listing=found, **common(context, ladder, request))
+        return render("matches.html", listing=found, **common(context, ladder))
 
     @router.get("/matches/{match_id:int}", response_class=HTMLResponse)
-    def match(request: Request, ladder: LadderArg, context: Context, match_id: int) -> HTMLResponse:
+    def match(ladder: LadderArg, context: Context, match_id: int) -> HTMLResponse:
         with ladder.read() as db:
             detail = queries.match_detail(db, match_id)
         if detail is None:
@@ -158,12 +155,11 @@ def page_router(ladder_of: LadderDependency, named: bool) -> APIRouter:
             match=detail,
             replay=replay,
             missing=missing,
-            **common(context, ladder, request),
+            **common(context, ladder),
         )
 
     @router.get("/field", response_class=HTMLResponse)
     def field(
-        request: Request,
         ladder: LadderArg,
         context: Context,
         limit: Annotated[int, Query(ge=1, le=200)] = 30,
@@ -174,18 +170,17 @@ def page_router(ladder_of: LadderDependency, named: bool) -> APIRouter:
             "field.html",
             plot=plot,
             chart=charts.field_chart(plot),
-            **common(context, ladder, request),
+            **common(context, ladder),
         )
 
     @router.get("/crosstable", response_class=HTMLResponse)
     def crosstable(
-        request: Request,
         ladder: LadderArg,
         context: Context,
         limit: Annotated[int, Query(ge=1, le=200)] = 30,
     ) -> HTMLResponse:
         with ladder.read() as db:
             table = queries.crosstable(db, limit=limit)
-        return render("crosstable.html", table=table, **common(context, ladder, request))
+        return render("crosstable.html", table=table, **common(context, ladder))
 
     return router
