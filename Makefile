@@ -57,10 +57,11 @@ test: $(STAMP) $(REFERENCE_STAMP) $(JS_STAMP)
 	else echo "skipped: the tests against the compiled copy"; fi
 
 # build/compiled: arena/ with the referee's hot modules compiled by mypyc
-# (run anything with PYTHONPATH=build/compiled to use it).
+# (run anything with PYTHONPATH=build/compiled to use it). It is rebuilt when any file
+# under arena/ changes: the web view's templates and assets are copied too.
 compiled: $(COMPILED)
 
-$(COMPILED): $(STAMP) tools/compiled.py pyproject.toml $(shell find arena -name '*.py')
+$(COMPILED): $(STAMP) tools/compiled.py pyproject.toml $(shell find arena -type f -not -path '*/__pycache__/*')
 	$(BIN)/python tools/compiled.py
 
 # Every benchmark, each printing a table (about 20 minutes on 2 cores in all).

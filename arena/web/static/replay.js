@@ -84,7 +84,9 @@
       if (state.to_act === seat) marks.push("to act");
       if (state.eliminated[seat]) marks.push("out");
       box.querySelector(".marks").textContent = marks.join(", ");
-      box.querySelector(".score").textContent = "score " + state.scores[seat];
+      // At a hand's end, the totals after it; before, the totals the hand started with.
+      const score = state.end ? state.end.scores[seat] : state.scores[seat];
+      box.querySelector(".score").textContent = "score " + score;
       box.classList.toggle("acting", step.seat === seat);
       box.classList.toggle("viewer-seat", viewAs === seat);
       const hand = box.querySelector(".hand");
