@@ -318,6 +318,39 @@ def test_seed_commitment_is_shown_where_the_replay_has_one(
         assert "sha256:&lt;b&gt;c0ffee&lt;/b&gt;" in page
 
 
+def test_wild_cards_show_what_they_stand_for(ladders: Ladders, tmp_path: Path) -> None:
+    """A Basic Rummy replay with jokers: the table's melds carry the natural card each
+    joker stands for, and the page's reveal says it."""
+    from arena.cli.main import main
+
+    replays = tmp_path / "replays"
+    assert main([
+        "match", "greedy-rummy", "greedy-rummy", "greedy-rummy", "--game", "rummy",
+        "--rules", "jokers", "--hands", "--games", "6", "--seed", "3",
+        "--replays", str(replays), "--in-process",
+    ]) == 0  # fmt: skip
+    replay = next(replays.glob("*.jsonl"))
+    copy = tmp_path / "copy.sqlite"
+    with sqlite3.connect(ladders.gin) as source, sqlite3.connect(copy) as target:
+        source.backup(target)
+    with sqlite3.connect(copy) as db:
+        db.execute("UPDATE matches SET replay = ? WHERE id = 1", (str(replay),))
+    with TestClient(create_app(open_ladders([copy]))) as client:
+        steps = client.get("/api/matches/1/replay").json()["steps"]
+        wild = [
+            meld
+            for step in steps
+            if step["state"]
+            for meld in step["state"]["table"]
+            if "JK" in meld["cards"]
+        ]
+        assert wild, "no joker was melded in this replay"
+        for meld in wild:
+            assert len(meld["stands_for"]) == meld["cards"].count("JK")
+            assert all(len(card) == 2 and card != "JK" for card in meld["stands_for"])
+        assert "(wild for " in client.get("/matches/1").text
+
+
 def test_security_headers_on_every_kind_of_response(client: TestClient) -> None:
     for path in (
         "/",
