@@ -58,11 +58,15 @@ $(REFERENCE_STAMP): $(STAMP)
 	  || echo "warning: open-spiel could not be installed; the OpenSpiel comparisons will skip"
 	touch $@
 
-# The main job: a small ladder of the sample bots, ending with the leaderboard.
+# The main job: a small ladder of the sample bots, ending with the leaderboard and the
+# command that shows it in a browser.
 run: $(STAMP) $(JS_STAMP) $(JS_PROTO)
 	rm -rf runs/samples && mkdir -p runs/samples
 	$(BIN)/arena ladder create ladders/samples.toml --db runs/samples/samples.sqlite
 	$(BIN)/arena ladder run runs/samples/samples.sqlite
+	@echo
+	@echo "To look at it in a browser (leaderboard, plots, every match's replay):"
+	@echo "  $(BIN)/arena serve runs/samples/samples.sqlite    # then open http://127.0.0.1:8000/"
 
 # The whole suite; then, where a C compiler is at hand, the whole suite again against
 # the compiled copy (mypyc checks declared types at run time, so it can fail where
@@ -77,10 +81,11 @@ test: $(STAMP) $(REFERENCE_STAMP) $(JS_STAMP) $(JS_PROTO) go-bot cpp-bot
 	else echo "skipped: the tests against the compiled copy"; fi
 
 # build/compiled: arena/ with the referee's hot modules compiled by mypyc
-# (run anything with PYTHONPATH=build/compiled to use it).
+# (run anything with PYTHONPATH=build/compiled to use it). It is rebuilt when any file
+# under arena/ changes: the web view's templates and assets are copied too.
 compiled: $(COMPILED)
 
-$(COMPILED): $(STAMP) tools/compiled.py pyproject.toml $(shell find arena -name '*.py')
+$(COMPILED): $(STAMP) tools/compiled.py pyproject.toml $(shell find arena -type f -not -path '*/__pycache__/*')
 	$(BIN)/python tools/compiled.py
 
 # Every benchmark, each printing a table (about 25 minutes on 2 cores in all).
@@ -97,6 +102,7 @@ bench: $(STAMP) $(REFERENCE_STAMP)
 	$(BIN)/python benchmarks/bench_ladder.py
 	$(BIN)/python benchmarks/bench_strong.py
 	$(BIN)/python benchmarks/bench_fuzz.py
+	$(BIN)/python benchmarks/bench_web.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check arena tests benchmarks tools

@@ -120,6 +120,7 @@ class MatchResult:
         rate, low, high = self.win_rate(seat)
         return {
             "name": record.name,
+            "version": record.version,  # as the bot reported it (the web view shows it)
             "seat": seat,
             "wins": self.wins(seat),
             "losses": self.losses(seat),

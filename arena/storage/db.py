@@ -115,8 +115,21 @@ CREATE TABLE deal_secret (
 );
 """
 
+# Version 3: indexes for the web view's pages of one bot (its matches, its ratings) and
+# for the newest matches; without them a bot's page of a 100,000-match ladder scans
+# every seat ever played (benchmarks/bench_web.py).
+_V3 = """
+CREATE INDEX match_seats_bot ON match_seats(bot_id, match_id);
+CREATE INDEX rating_history_bot ON rating_history(bot_id, id);
+CREATE INDEX matches_finished ON matches(status, finished);
+"""
+
 # Migration N takes a database from version N-1 to N.  Append, never edit.
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_statements(_V1), _statements(_V2)]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
+    _statements(_V1),
+    _statements(_V2),
+    _statements(_V3),
+]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

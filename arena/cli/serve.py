@@ -1,0 +1,45 @@
+"""``arena serve DB [DB ...]``: a read-only web view of ladder databases (leaderboard,
+bots, field, crosstable, matches with a replay viewer, and the same as JSON under /api/)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from arena.cli.common import add_plugin_options, plugins_from_args
+
+__all__ = ["register"]
+
+
+def register(commands: Any) -> None:
+    parser = commands.add_parser(
+        "serve", help="a read-only web view of ladders (safe while `arena ladder run` writes)"
+    )
+    parser.add_argument("dbs", nargs="+", type=Path, metavar="DB", help="ladder database(s)")
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)"
+    )
+    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    add_plugin_options(parser)  # replays of a plugin's game are drawn through its plugin
+    parser.set_defaults(run=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    # Imported here: the web stack is only loaded by the command that needs it.
+    import uvicorn
+
+    from arena.web import create_app, open_ladders
+
+    if not 1 <= args.port <= 65535:
+        raise ValueError(f"--port {args.port}: must be 1-65535")
+    ladders = open_ladders(args.dbs)
+    app = create_app(ladders, find=plugins_from_args(args).game)
+    config = uvicorn.Config(
+        app, host=args.host, port=args.port, log_level="warning", server_header=False
+    )
+    server = uvicorn.Server(config)
+    names = ", ".join(ladder.name for ladder in ladders.ladders)
+    print(f"serving {names} on http://{args.host}:{args.port}/ (Ctrl-C stops)", flush=True)
+    server.run()
+    return 0

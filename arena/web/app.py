@@ -1,0 +1,152 @@
+"""The web application: ``create_app(ladders)`` builds it; ``arena serve`` runs it.
+
+To extend it (another command's pages, say), build the app and ``include_router`` more
+routes: the security headers, error pages and static assets apply to them too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import mimetypes
+from dataclasses import dataclass
+from importlib import resources
+
+from fastapi import APIRouter, FastAPI, HTTPException, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.middleware.gzip import GZipMiddleware
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from arena.games.registry import find_game
+from arena.referee.replay import GameLookup
+from arena.web.api import api_router, index_router
+from arena.web.context import WebContext, default_ladder, named_ladder
+from arena.web.ladders import LadderSet
+from arena.web.pages import page_router, render
+
+__all__ = ["SECURITY_HEADERS", "create_app"]
+
+# Scripts and styles only from this server's own files (no inline script, no CDN), no
+# framing, nothing sent elsewhere.
+SECURITY_HEADERS = {
+    "content-security-policy": (
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+    ),
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+    "x-frame-options": "DENY",
+    "cross-origin-opener-policy": "same-origin",
+    "cross-origin-resource-policy": "same-origin",
+}
+_HEADER_BYTES = [(name.encode(), value.encode()) for name, value in SECURITY_HEADERS.items()]
+
+
+class SecurityHeaders:
+    """Adds ``SECURITY_HEADERS`` to every response (a plain ASGI wrapper: no cost per
+    request beyond the headers)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", []), *_HEADER_BYTES]
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+@dataclass(frozen=True)
+class _Asset:
+    body: bytes
+    media_type: str
+    etag: str
+
+
+def _assets() -> dict[str, _Asset]:
+    """The static files, read once from the package: a URL only picks one by name, so
+    no path from a request reaches the filesystem."""
+    folder = resources.files("arena.web") / "static"
+    assets = {}
+    for entry in folder.iterdir():
+        if entry.is_file():
+            body = entry.read_bytes()
+            media_type = mimetypes.guess_type(entry.name)[0] or "application/octet-stream"
+            if media_type.startswith("text/") or media_type.endswith("javascript"):
+                media_type += "; charset=utf-8"
+            assets[entry.name] = _Asset(body, media_type, hashlib.sha256(body).hexdigest()[:16])
+    return assets
+
+
+def _static_router() -> APIRouter:
+    router = APIRouter(include_in_schema=False)
+    assets = _assets()
+
+    @router.get("/static/{name}")
+    def static(name: str, request: Request) -> Response:
+        asset = assets.get(name)
+        if asset is None:
+            raise HTTPException(404, "no such file")
+        headers = {"etag": f'"{asset.etag}"', "cache-control": "public, max-age=300"}
+        if request.headers.get("if-none-match") == headers["etag"]:
+            return Response(status_code=304, headers=headers)
+        return Response(asset.body, media_type=asset.media_type, headers=headers)
+
+    return router
+
+
+def _wants_json(request: Request) -> bool:
+    return request.url.path.startswith("/api/") or request.url.path == "/api"
+
+
+def create_app(ladders: LadderSet, *, find: GameLookup = find_game) -> FastAPI:
+    """The web view of ``ladders`` (the first is the default); ``find`` knows the games
+    whose replays can be drawn (pass a plugin set's ``game`` for plugin games)."""
+    app = FastAPI(
+        title="Rummy Arena",
+        summary="A read-only view of ladder databases: leaderboards, bots, matches, replays.",
+        version="1",
+        docs_url=None,  # the interactive docs load scripts from a CDN: not served
+        redoc_url=None,
+        openapi_url="/api/openapi.json",
+    )
+    app.state.web = WebContext(ladders, find)
+    # Level 5: a 1,000-bot leaderboard shrinks to a fifth at a third of level 9's CPU time.
+    app.add_middleware(GZipMiddleware, minimum_size=2048, compresslevel=5)
+    app.add_middleware(SecurityHeaders)
+
+    async def http_error(request: Request, error: Exception) -> Response:
+        assert isinstance(error, StarletteHTTPException)
+        if _wants_json(request):
+            return JSONResponse({"detail": error.detail}, status_code=error.status_code)
+        return render(
+            "error.html", status_code=error.status_code, status=error.status_code,
+            message=str(error.detail), several=False,
+        )  # fmt: skip
+
+    async def bad_request(request: Request, error: Exception) -> Response:
+        assert isinstance(error, RequestValidationError)
+        problems = "; ".join(
+            f"{'.'.join(str(part) for part in problem['loc'])}: {problem['msg']}"
+            for problem in error.errors()
+        )
+        if _wants_json(request):
+            return JSONResponse({"detail": problems}, status_code=422)
+        return render("error.html", status_code=422, status=422, message=problems, several=False)
+
+    app.add_exception_handler(StarletteHTTPException, http_error)
+    app.add_exception_handler(RequestValidationError, bad_request)
+    app.include_router(_static_router())
+    app.include_router(index_router(), prefix="/api")
+    app.include_router(api_router(named_ladder, "_of_ladder"), prefix="/api/ladders/{ladder}")
+    app.include_router(api_router(default_ladder, ""), prefix="/api")
+    app.include_router(page_router(named_ladder, named=True), prefix="/ladders/{ladder}")
+    app.include_router(page_router(default_ladder, named=False))
+    return app

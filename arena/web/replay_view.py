@@ -1,0 +1,335 @@
+"""A replay as the viewer steps through it: the state of the table after every record.
+
+The replay file holds the deals and the actions; what each seat held, the discard
+pile and the melds come from re-playing it through the game's engine, read through
+the protocol's observations (as ``arena replay --seat`` does), so the viewer shows
+exactly what each seat was shown.  A game this server does not know (a plugin's game
+without its plugin) or a replay the engine disagrees with gets the plain event list
+and a sentence saying why, rather than a broken table.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.games.base import GameError
+from arena.proto import bot_pb2 as pb
+from arena.protocol import codec_for
+from arena.referee.replay import GameLookup, ReplayError, read_replay, table_for_game
+from arena.toolkit.seat_view import event_text
+
+__all__ = ["ReplayView", "Step", "build_replay_view"]
+
+_KIND = pb.Event.Kind
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of the viewer: what happened, then the table as it stands after it."""
+
+    game: int
+    hand: int
+    kind: str  # deal, action, fault, hand_end, game_end, match_end
+    seat: int  # who acted (-1: nobody)
+    text: str  # what everyone saw
+    private: str  # what only ``seat`` saw (the card it drew from the stock), or ""
+    comment: str  # the bot's comment on its action
+    state: dict[str, Any] | None  # the table after this step (None: no table to show)
+
+
+@dataclass
+class ReplayView:
+    game_id: str
+    players: list[dict[str, str]]  # name, version, sandbox: by seat
+    header: dict[str, Any]  # seed, seed commitment (where present), games, time control
+    drawable: bool  # False: only the event list can be shown (``problem`` says why)
+    problem: str | None
+    steps: list[Step] = field(default_factory=list)
+    events: list[str] = field(default_factory=list)  # the plain listing, one line a record
+
+
+def _players(header: dict[str, Any]) -> list[dict[str, str]]:
+    return [
+        {
+            "name": str(player.get("name", "")),
+            "version": str(player.get("version", "")),
+            "sandbox": str(player.get("sandbox", "")),
+        }
+        for player in header.get("players", [])
+    ]
+
+
+def _header_fields(header: dict[str, Any]) -> dict[str, Any]:
+    fields = {key: header.get(key) for key in ("match_id", "seed", "games", "hands_only")}
+    fields["fault_policy"] = header.get("fault_policy")
+    fields["time_control"] = header.get("time_control")
+    # The seed commitment, where the referee recorded one (newer replays): whatever
+    # header field names it, as text.
+    for key, value in header.items():
+        if "commit" in key and value not in (None, "", {}):
+            if isinstance(value, dict):
+                value = ", ".join(f"{name}: {part}" for name, part in value.items())
+            fields["seed_commitment"] = str(value)
+    return fields
+
+
+def _record_line(record: dict[str, Any]) -> str:
+    kind = str(record.get("type"))
+    rest = ", ".join(f"{key} {value}" for key, value in record.items() if key != "type")
+    return f"{kind}: {rest}" if len(rest) < 400 else f"{kind}: {rest[:400]}..."
+
+
+def build_replay_view(path: Path, find: GameLookup) -> ReplayView:
+    """The viewer's steps for the replay at ``path``; ``ReplayError`` if it cannot be read."""
+    records = list(read_replay(path))
+    if not records:
+        raise ReplayError(f"{path}: empty replay")
+    header = records[0]
+    view = ReplayView(
+        game_id=str(header.get("game_id", "")),
+        players=_players(header),
+        header=_header_fields(header),
+        drawable=True,
+        problem=None,
+        events=[_record_line(record) for record in records],
+    )
+    try:
+        spec = find(view.game_id)
+        codec = codec_for(spec.id)
+    except (LookupError, ValueError) as error:
+        view.drawable = False
+        view.problem = f"this server cannot draw the game {view.game_id!r} ({error}); the records follow as a list"
+        return view
+    _Player(view, header, spec, codec).play(records[1:])
+    return view
+
+
+def _meld(meld: pb.Meld) -> dict[str, Any]:
+    return {
+        "id": meld.id,
+        "owner": meld.owner,
+        "cards": list(meld.cards),
+        "stands_for": list(meld.stands_for),
+    }
+
+
+def _layoff(layoff: pb.Layoff) -> dict[str, Any]:
+    return {"card": layoff.card, "meld": layoff.meld_id, "stands_for": layoff.stands_for}
+
+
+def _hand_end(end: pb.HandEnd) -> dict[str, Any]:
+    return {
+        "termination": end.termination,
+        "winner": end.winner,
+        "knock_discard": end.knock_discard,
+        "scores": list(end.scores),
+        "seats": [
+            {
+                "hand": list(seat.hand),
+                "melds": [_meld(meld) for meld in seat.melds],
+                "layoffs": [_layoff(layoff) for layoff in seat.layoffs],
+                "unmatched": list(seat.unmatched),
+                "deadwood": seat.deadwood,
+                "points": seat.points,
+            }
+            for seat in end.seats
+        ],
+    }
+
+
+class _Player:
+    """Re-plays the records through the engine, one ``Step`` per record."""
+
+    def __init__(self, view: ReplayView, header: dict[str, Any], spec: Any, codec: Any) -> None:
+        self.view = view
+        self.header = header
+        self.spec = spec
+        self.codec = codec
+        self.seats = len(view.players)
+        names = [player["name"] for player in view.players]
+        self.labels = [
+            f"{name} (seat {index})" if names.count(name) > 1 else name
+            for index, name in enumerate(names)
+        ]
+        self.table: Any = None
+        self.hand: Any = None  # the engine's hand being shown (kept after it ends)
+        self.game = -1
+        self.hand_number = -1
+        self.shown = 0  # events of ``self.hand`` already told
+        self.ends: list[pb.HandEnd] = []
+        self.last_end: dict[str, Any] | None = None
+        self.last_state: dict[str, Any] | None = None
+
+    def who(self, seat: int) -> str:
+        return self.labels[seat] if 0 <= seat < len(self.labels) else f"seat {seat}"
+
+    def play(self, records: Sequence[dict[str, Any]]) -> None:
+        for line, record in enumerate(records, start=2):
+            try:
+                self.record(record)
+            except (GameError, ValueError, KeyError, IndexError, TypeError) as error:
+                self.view.problem = (
+                    f"record {line}: the engine disagrees with the replay ({error}); "
+                    f"steps are shown up to there (arena replay --verify lists every disagreement)"
+                )
+                return
+
+    def step(
+        self,
+        kind: str,
+        seat: int,
+        text: str,
+        private: str = "",
+        comment: str = "",
+    ) -> None:
+        if self.table is not None and self.hand is not None:
+            self.last_state = self.state()
+        state = self.last_state  # after a game's end: the table as it was left
+        self.view.steps.append(
+            Step(self.game, self.hand_number, kind, seat, text, private, comment, state)
+        )
+
+    def record(self, record: dict[str, Any]) -> None:
+        kind = record["type"]
+        if kind == "game":
+            self.game = int(record["game"])
+            self.table = table_for_game(self.spec, self.header, record)
+            self.hand = self.last_state = None
+            self.ends = []
+        elif kind == "deal":
+            self.deal(record)
+        elif kind == "action" and self.table is not None:
+            self.action(record)
+        elif kind == "fault":
+            consequence = record.get("consequence", "")
+            self.step(
+                "fault",
+                int(record["seat"]),
+                f"FAULT {self.who(int(record['seat']))}: {record['status']}: {record['reason']} -> {consequence}",
+            )
+        elif kind == "hand_end":
+            if self.ends:
+                end = self.ends.pop(0)
+                self.last_end = _hand_end(end)
+                winner = "no winner" if end.winner < 0 else f"{self.who(end.winner)} wins"
+                totals = ", ".join(str(score) for score in end.scores)
+                self.step(
+                    "hand_end",
+                    end.winner,
+                    f"hand {end.hand_number} ends: {end.termination}, {winner}; totals {totals}",
+                )
+        elif kind == "game_end":
+            winner = "nobody" if record["winner"] is None else self.who(record["winner"])
+            self.step(
+                "game_end",
+                -1 if record["winner"] is None else int(record["winner"]),
+                f"game {record['game']} over ({record['reason']}): scores {record['scores']}, winner {winner}",
+            )
+            self.table = None
+        elif kind == "match_end":
+            bots = record["result"]["bots"]
+            text = "; ".join(
+                f"{self.who(index)}: {bot['wins']} game(s) won, {bot['points']} points, {bot['faults']} fault(s)"
+                for index, bot in enumerate(bots)
+            )
+            self.step("match_end", -1, f"match over: {text}")
+
+    def deal(self, record: dict[str, Any]) -> None:
+        table = self.table
+        table.hand_started()
+        if table.hand_number != record["hand"]:
+            raise ValueError(
+                f"the replay deals hand {record['hand']}, the engine hand {table.hand_number}"
+            )
+        if table.deck() != record["deck"]:
+            raise ValueError(
+                f"game {self.game} hand {record['hand']}: the deck differs from the seed's"
+            )
+        self.hand = table.game.hand
+        self.hand_number = int(record["hand"])
+        self.shown = 0
+        self.last_end = None
+        dealer = int(record["dealer"])
+        told = self.events()
+        self.step("deal", dealer, f"hand {self.hand_number}: {self.who(dealer)} deals; {told}")
+
+    def action(self, record: dict[str, Any]) -> None:
+        table = self.table
+        actor = int(record["seat"])
+        if table.current_seat() != actor:
+            raise ValueError(
+                f"seat {actor} acts, but the engine waits for seat {table.current_seat()}"
+            )
+        before = Counter(self.holding(actor))
+        table.apply(self.codec.parse_action(record["action"]), actor)
+        self.ends += [end for end, _ in table.finished_hands(self.game)]
+        gained = Counter(self.holding(actor)) - before
+        drew_stock = any(
+            message.kind == _KIND.KIND_DRAW_STOCK
+            for message in (table.event_to_proto(event) for event in self.hand.events[self.shown :])
+        )
+        private = " ".join(sorted(gained.elements())) if drew_stock and gained else ""
+        flag = (
+            " (played by the referee: the bot's reply was refused)"
+            if record.get("replaced")
+            else ""
+        )
+        told = self.events() or f"{self.who(actor)}: {record['action']}"
+        self.step("action", actor, told + flag, private, str(record.get("comment") or ""))
+
+    def events(self) -> str:
+        """The hand's public events since the last step, in words."""
+        new = self.hand.events[self.shown :]
+        self.shown = len(self.hand.events)
+        texts = []
+        for event in new:
+            message = self.table.event_to_proto(event)
+            if message.kind != _KIND.KIND_HAND_OVER:
+                texts.append(event_text(message, self.who))
+        return "; ".join(texts)
+
+    def observation(self, seat: int) -> pb.Observation:
+        message = pb.Observation()
+        self.table.observation_to_proto(self.hand.observation(seat), self.game, message)
+        return message
+
+    def holding(self, seat: int) -> list[str]:
+        """The cards ``seat`` holds (the same as its observation's hand, at a fraction of
+        the cost: a 4-seat Rummy match has thousands of steps)."""
+        return list(self.table.card_texts(self.hand.hand_of(seat)))
+
+    def state(self) -> dict[str, Any]:
+        # What is public is the same in every seat's observation: seat 0's is read.
+        first = self.observation(0)
+        state: dict[str, Any] = {
+            "dealer": first.dealer,
+            "to_act": first.to_act,
+            "phase": pb.Phase.Name(first.phase).removeprefix("PHASE_").lower(),
+            "stock": first.stock_size,
+            "discard": list(first.discard_pile),
+            "hands": [self.holding(seat) for seat in range(self.seats)],
+            "sizes": [seat.hand_size for seat in first.seats],
+            "known": [list(seat.known_cards) for seat in first.seats],
+            "scores": [seat.score for seat in first.seats],
+            "eliminated": [seat.eliminated for seat in first.seats],
+            "table": [_meld(meld) for meld in first.table],
+            "forbidden_discard": first.forbidden_discard,
+            "end": self.last_end,  # the hand's reveal, from its end to the next deal
+        }
+        if first.HasField("gin"):
+            state["gin"] = {
+                "knock_limit": first.gin.knock_limit,
+                "doubled": first.gin.doubled,
+                "knocker": first.gin.knocker,
+                "knocker_unmatched": list(first.gin.knocker_unmatched),
+            }
+        if first.HasField("rummy"):
+            state["rummy"] = {
+                "reshuffles": first.rummy.reshuffles,
+                "max_reshuffles": first.rummy.max_reshuffles,
+            }
+        return state

@@ -1,0 +1,198 @@
+// The replay viewer: steps through /api/.../matches/ID/replay (fetched once) with
+// buttons and keys; draws every card with textContent only (names and comments are
+// untrusted).  Served as a file, so the page's CSP needs no inline script.
+"use strict";
+(function () {
+  const viewer = document.getElementById("viewer");
+  if (!viewer) return;
+  const SUITS = { C: ["\u2663", "black"], D: ["\u2666", "red"], H: ["\u2665", "red"], S: ["\u2660", "black"] };
+  const $ = (id) => document.getElementById(id);
+  let replay = null;
+  let index = 0;
+  let viewAs = -1; // -1: from above; else the seat whose view is shown
+
+  function el(tag, className, text) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function card(text) {
+    const suit = SUITS[text.charAt(1)];
+    if (text.length !== 2 || !suit) return el("span", "card joker", text);
+    const rank = text.charAt(0) === "T" ? "10" : text.charAt(0);
+    const node = el("span", "card " + suit[1], rank + suit[0]);
+    node.dataset.card = text;
+    return node;
+  }
+
+  function cardBack() {
+    return el("span", "card back", "\u00a0");
+  }
+
+  function cards(list) {
+    const span = el("span", "cards");
+    for (const text of list) span.appendChild(card(text));
+    return span;
+  }
+
+  function meld(m, names) {
+    const span = el("span", "meld");
+    span.dataset.meld = String(m.id);
+    span.appendChild(el("span", "muted", "#" + m.id + " "));
+    m.cards.forEach((text) => span.appendChild(card(text)));
+    if (m.stands_for.length) span.appendChild(el("span", "wild", " (wild for " + m.stands_for.join(" ") + ")"));
+    if (m.owner >= 0 && names[m.owner] !== undefined) span.appendChild(el("span", "muted", " " + names[m.owner]));
+    return span;
+  }
+
+  function visible(seat) {
+    return viewAs < 0 || viewAs === seat;
+  }
+
+  function draw() {
+    const step = replay.steps[index];
+    const state = step.state;
+    const names = replay.players.map((p) => p.name);
+    $("position").textContent = "step " + (index + 1) + " / " + replay.steps.length;
+    $("scrub").value = String(index);
+    $("step-where").textContent = "game " + step.game + ", hand " + step.hand + ":";
+    $("step-text").textContent = step.text;
+    $("step-private").textContent = step.private && visible(step.seat) ? "(drew " + step.private + ")" : "";
+    $("step-comment").textContent = step.comment ? "# " + step.comment : "";
+    if (!state) return;
+    $("stock").textContent = String(state.stock);
+    const pile = $("discard");
+    pile.replaceChildren(state.discard.length ? cards(state.discard) : el("span", "muted", "empty"));
+    const melds = $("melds");
+    melds.replaceChildren();
+    state.table.forEach((m) => melds.appendChild(meld(m, names)));
+    if (!state.table.length) melds.appendChild(el("span", "muted", "no melds"));
+    const info = [];
+    if (state.gin) {
+      info.push("knock limit " + state.gin.knock_limit + (state.gin.doubled ? ", doubled" : ""));
+      if (state.gin.knocker >= 0) info.push(names[state.gin.knocker] + " knocked");
+    }
+    if (state.rummy) info.push("reshuffles " + state.rummy.reshuffles + " / " + state.rummy.max_reshuffles);
+    info.push("phase " + state.phase);
+    $("game-info").textContent = info.join(" · ");
+    document.querySelectorAll("#seats .seat-box").forEach((box) => {
+      const seat = Number(box.dataset.seat);
+      const marks = [];
+      if (state.dealer === seat) marks.push("dealer");
+      if (state.to_act === seat) marks.push("to act");
+      if (state.eliminated[seat]) marks.push("out");
+      box.querySelector(".marks").textContent = marks.join(", ");
+      // At a hand's end, the totals after it; before, the totals the hand started with.
+      const score = state.end ? state.end.scores[seat] : state.scores[seat];
+      box.querySelector(".score").textContent = "score " + score;
+      box.classList.toggle("acting", step.seat === seat);
+      box.classList.toggle("viewer-seat", viewAs === seat);
+      const hand = box.querySelector(".hand");
+      hand.replaceChildren();
+      const held = state.hands[seat];
+      const known = state.known[seat];
+      if (visible(seat)) {
+        hand.appendChild(cards(held));
+        hand.dataset.hidden = "false";
+      } else {
+        // Another seat's hand, as the viewing seat saw it: the cards it is known to
+        // hold (taken from the discard pile), then backs for the rest.
+        known.forEach((text) => hand.appendChild(card(text)));
+        for (let i = known.length; i < state.sizes[seat]; i++) hand.appendChild(cardBack());
+        hand.dataset.hidden = "true";
+      }
+      box.querySelector(".known").textContent = known.length ? "known: " + known.join(" ") : "";
+    });
+    const end = $("hand-end");
+    end.replaceChildren();
+    if (state.end) {
+      const e = state.end;
+      const winner = e.winner >= 0 ? names[e.winner] + " wins" : "no winner";
+      end.appendChild(el("h3", "", "hand over: " + e.termination + ", " + winner + (e.knock_discard ? " (knock discard " + e.knock_discard + ")" : "")));
+      const list = el("ul");
+      e.seats.forEach((s, seat) => {
+        const item = el("li");
+        item.appendChild(el("strong", "", names[seat] + ": "));
+        item.appendChild(document.createTextNode("melds "));
+        s.melds.forEach((m) => item.appendChild(meld(m, [])));
+        if (!s.melds.length) item.appendChild(document.createTextNode("– "));
+        if (s.layoffs.length) item.appendChild(document.createTextNode(" layoffs " + s.layoffs.map((l) => l.card + ">" + l.meld + (l.stands_for ? "=" + l.stands_for : "")).join(" ")));
+        item.appendChild(document.createTextNode(" · unmatched "));
+        item.appendChild(cards(s.unmatched));
+        item.appendChild(document.createTextNode(" (" + s.deadwood + ") · " + s.points + " points"));
+        list.appendChild(item);
+      });
+      end.appendChild(list);
+      end.appendChild(el("p", "", "totals: " + e.scores.join(" – ")));
+    }
+  }
+
+  function go(to) {
+    index = Math.max(0, Math.min(replay.steps.length - 1, to));
+    draw();
+  }
+
+  function handStarts() {
+    const starts = [];
+    replay.steps.forEach((step, i) => { if (step.kind === "deal") starts.push(i); });
+    return starts;
+  }
+
+  function nextHand() {
+    const later = handStarts().find((i) => i > index);
+    go(later === undefined ? replay.steps.length - 1 : later);
+  }
+
+  function prevHand() {
+    const earlier = handStarts().filter((i) => i < index);
+    go(earlier.length ? earlier[earlier.length - 1] : 0);
+  }
+
+  function onKey(event) {
+    if (event.target instanceof HTMLInputElement || event.target instanceof HTMLSelectElement) return;
+    const keys = {
+      ArrowRight: () => (event.shiftKey ? nextHand() : go(index + 1)),
+      ArrowLeft: () => (event.shiftKey ? prevHand() : go(index - 1)),
+      PageDown: nextHand,
+      PageUp: prevHand,
+      Home: () => go(0),
+      End: () => go(replay.steps.length - 1),
+    };
+    const action = keys[event.key];
+    if (action) {
+      event.preventDefault();
+      action();
+    }
+  }
+
+  function start(data) {
+    replay = data;
+    $("first-step").addEventListener("click", () => go(0));
+    $("last-step").addEventListener("click", () => go(replay.steps.length - 1));
+    $("prev").addEventListener("click", () => go(index - 1));
+    $("next").addEventListener("click", () => go(index + 1));
+    $("prev-hand").addEventListener("click", prevHand);
+    $("next-hand").addEventListener("click", nextHand);
+    $("scrub").addEventListener("input", (event) => go(Number(event.target.value)));
+    $("view-as").addEventListener("change", (event) => { viewAs = Number(event.target.value); draw(); });
+    document.addEventListener("keydown", onKey);
+    viewer.classList.remove("hidden");
+    viewer.dataset.ready = "true";
+    const listing = document.getElementById("listing");
+    if (listing) listing.classList.add("hidden");
+    draw();
+  }
+
+  fetch(viewer.dataset.replay, { headers: { Accept: "application/json" } })
+    .then((response) => {
+      if (!response.ok) throw new Error("the replay could not be loaded (" + response.status + ")");
+      return response.json();
+    })
+    .then(start)
+    .catch((error) => {
+      viewer.classList.remove("hidden");
+      viewer.replaceChildren(el("p", "problem", String(error.message)));
+    });
+})();
