@@ -18,7 +18,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml sample_bots/python/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,dev]' -e sample_bots/python
+	$(BIN)/python -m pip install --quiet -e '.[test,dev,dask]' -e sample_bots/python
 	touch $@
 
 # The JavaScript starter bot's gRPC packages; without node/npm its tests skip.

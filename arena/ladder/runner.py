@@ -9,22 +9,22 @@ finished matches are never lost or counted twice; matches in flight re-run.
 from __future__ import annotations
 
 import hashlib
-import multiprocessing
-import os
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+import logging
 from dataclasses import dataclass, field
-from typing import Any
 
 from arena.cards import derive_seed
 from arena.ladder.config import LadderConfig, ScheduleKind
+from arena.ladder.executors import ExecutorLostError, open_executor
 from arena.ladder.progress import Progress
 from arena.ladder.schedule import Unit, continuous_pick, gauntlet, round_robin
-from arena.ladder.worker import MatchJob, play_job, watch_runner
+from arena.ladder.worker import MatchJob
 from arena.plugins import PluginError, load_plugins
 from arena.ratings import DEFAULT_ENV, RatingEnv
 from arena.storage.ladder_store import LadderStore
 
 __all__ = ["LadderError", "RunSummary", "run_ladder"]
+
+log = logging.getLogger("arena.ladder")
 
 
 class LadderError(RuntimeError):
@@ -37,6 +37,7 @@ class RunSummary:
     suspended: list[str] = field(default_factory=list)
     cancelled: int = 0
     recovered: int = 0
+    failed: int = 0  # matches the arena could not play (recorded, counted for no bot)
 
 
 def _config(store: LadderStore) -> LadderConfig:
@@ -109,9 +110,12 @@ def run_ladder(
     until_sigma: float | None = None,
     progress: bool = True,
     env: RatingEnv = DEFAULT_ENV,
+    dask: str | None = None,
 ) -> RunSummary:
     """Play queued and scheduled matches until the schedule is done, ``max_matches``
-    have finished, or every active bot's sigma is below ``until_sigma``."""
+    have finished, or every active bot's sigma is below ``until_sigma``.  ``dask``
+    runs them on Dask workers (a scheduler's address, or "local") whatever the config
+    says."""
     config = _config(store)
     summary = RunSummary(recovered=store.recover_running())
     plugins = load_plugins(config.plugins, autoload=config.autoload_plugins)
@@ -134,76 +138,101 @@ def run_ladder(
     summary.cancelled += store.cancel_inactive()
     total = max_matches if max_matches is not None else (store.scheduled_count() or None)
     bar = Progress(total) if progress else None
-    pending: dict[Future[dict[str, Any]], int] = {}
+    pending: set[int] = set()
     started = 0
     problem: str | None = None
-    context = multiprocessing.get_context("spawn")  # no fork: the referee runs gRPC threads
-    with ProcessPoolExecutor(
-        max_workers=config.workers,
-        mp_context=context,
-        initializer=watch_runner,  # workers (and their bots) die with the runner
-        initargs=(os.getpid(),),
-    ) as pool:
-        while True:
-            summary.cancelled += store.cancel_inactive()  # bots disabled or removed meanwhile
-            while (
-                problem is None
-                and len(pending) < config.workers
-                and (max_matches is None or started < max_matches)
-            ):
-                if _settled(store, until_sigma):
-                    break
-                match = store.take_next()
-                if (
-                    match is None
-                    and config.schedule is ScheduleKind.CONTINUOUS
-                    and _next_continuous(store, config, env)
+    with open_executor(config, dask) as executor:
+        try:
+            while True:
+                summary.cancelled += store.cancel_inactive()  # bots disabled or removed meanwhile
+                while (
+                    problem is None
+                    and len(pending) < executor.capacity()
+                    and (max_matches is None or started < max_matches)
                 ):
+                    if _settled(store, until_sigma):
+                        break
                     match = store.take_next()
-                if match is None:
-                    _plan(store, config)  # bots added meanwhile
-                    match = store.take_next()
-                if match is None:
-                    break
-                bots = {bot.name: bot for bot in store.bots()}
-                job = MatchJob(
-                    match_id=match.id,
-                    attempt=match.attempts,
-                    game=config.game,
-                    references=tuple(bots[name].reference for name in match.seats),
-                    names=match.seats,
-                    seed=match.seed,
-                    games=config.games,
-                    hands_only=config.hands_only,
-                    time_control=config.time_control,
-                    faults=config.faults,
-                    sandbox=config.sandbox,
-                    replays=config.replays,
-                    plugins=config.plugins,
-                    autoload=config.autoload_plugins,
-                )
-                pending[pool.submit(play_job, job)] = match.id
-                started += 1
-            if not pending:
-                break
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                match_id = pending.pop(future)
-                outcome = future.result()
-                if "error" in outcome:
-                    store.requeue(match_id)
-                    problem = problem or f"match {match_id} could not be played: {outcome['error']}"
-                    continue
-                recorded = store.record(
-                    match_id, outcome["result"], outcome.get("replay"), config.suspend_after, env
-                )
-                summary.finished += 1
-                summary.suspended.extend(recorded.suspended)
-                if bar:
-                    note = (
-                        f"suspended: {', '.join(recorded.suspended)}" if recorded.suspended else ""
+                    if (
+                        match is None
+                        and config.schedule is ScheduleKind.CONTINUOUS
+                        and _next_continuous(store, config, env)
+                    ):
+                        match = store.take_next()
+                    if match is None:
+                        _plan(store, config)  # bots added meanwhile
+                        match = store.take_next()
+                    if match is None:
+                        break
+                    bots = {bot.name: bot for bot in store.bots()}
+                    job = MatchJob(
+                        match_id=match.id,
+                        attempt=match.attempts,
+                        game=config.game,
+                        references=tuple(bots[name].reference for name in match.seats),
+                        names=match.seats,
+                        seed=match.seed,
+                        games=config.games,
+                        hands_only=config.hands_only,
+                        time_control=config.time_control,
+                        faults=config.faults,
+                        sandbox=config.sandbox,
+                        replays=config.replays,
+                        plugins=config.plugins,
+                        autoload=config.autoload_plugins,
                     )
-                    bar.update(summary.finished, note)
+                    pending.add(match.id)
+                    try:
+                        executor.submit(job)
+                    except BaseException:
+                        pending.discard(match.id)
+                        store.requeue(match.id)
+                        raise
+                    started += 1
+                if not pending:
+                    break
+                for finished in executor.wait():
+                    match_id = finished.match_id
+                    pending.discard(match_id)
+                    outcome = finished.outcome
+                    if store.match_status(match_id) != "running":
+                        log.warning(
+                            "match %d: a late result (attempt %d) ignored: the match is %s",
+                            match_id, finished.attempt, store.match_status(match_id),
+                        )  # fmt: skip
+                        continue
+                    if "failed" in outcome:
+                        store.record_failure(match_id, outcome["failed"])
+                        summary.failed += 1
+                        log.warning("match %d failed: %s", match_id, outcome["failed"])
+                        continue
+                    if "error" in outcome:
+                        store.requeue(match_id)
+                        problem = (
+                            problem or f"match {match_id} could not be played: {outcome['error']}"
+                        )
+                        continue
+                    recorded = store.record(
+                        match_id,
+                        outcome["result"],
+                        outcome.get("replay"),
+                        config.suspend_after,
+                        env,
+                    )
+                    summary.finished += 1
+                    summary.suspended.extend(recorded.suspended)
+                    if bar:
+                        notes = [executor.status()]
+                        if recorded.suspended:
+                            notes.append(f"suspended: {', '.join(recorded.suspended)}")
+                        bar.update(summary.finished, "  ".join(filter(None, notes)))
+        except ExecutorLostError as error:
+            for match_id in pending:  # back in the queue: `ladder run` resumes with them
+                store.requeue(match_id)
+            raise LadderError(
+                f"{error}; {len(pending)} match(es) in flight put back in the queue, "
+                f"{summary.finished} recorded this run: run `arena ladder run` again to resume"
+            ) from None
     if bar:
         bar.finish()
     if problem:
