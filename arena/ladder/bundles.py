@@ -27,7 +27,7 @@ from arena.hosting.manifest import load_manifest
 
 __all__ = ["MAX_BUNDLE_BYTES", "Bundle", "BundleError", "pack_manifest", "unpack"]
 
-MAX_BUNDLE_BYTES = 256 * 1024 * 1024  # per bot, packed; a bot folder past this is refused
+MAX_BUNDLE_BYTES = 64 * 1024 * 1024  # per bot, packed (each match task carries it)
 
 
 class BundleError(ValueError):

@@ -7,8 +7,10 @@ down ``ATTEMPTS`` workers (``KilledWorker``), or whose referee process died as m
 times, comes back as ``{"failed"}``.  Results, replays and bot logs come back here and
 only the runner writes them (the database once per match id, by the runner's check).
 
-Manifest bots travel as content-addressed archives (``bundles``), scattered once per
-run; the workers keep them in memory while the run needs them and unpacked on disk.
+Manifest bots travel as content-addressed archives (``bundles``), packed once per run
+and sent with each match task: the scheduler keeps a task's data, so no worker's death
+can lose a bot (data scattered to a worker dies with it), and a worker unpacks each
+archive once into its cache.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from arena.ladder.dask_worker import (
     admit_worker,
     requirement_resource,
     run_match,
+    schedule_waiting_matches,
     worker_profile,
 )
 from arena.ladder.executors import ExecutorLostError, Finished
@@ -71,7 +74,7 @@ class DaskExecutor:
         self.resource = requirement_resource(self.profile, config.sandbox)
         self.admitted: dict[str, int] = {}  # worker address -> threads
         self.refused: dict[str, str] = {}  # worker address -> why
-        self.bundles: dict[str, tuple[str, str, Future[bytes]]] = {}
+        self.bundles: dict[str, tuple[str, str, bytes]] = {}
         self.pending: dict[Future[dict[str, Any]], MatchJob] = {}
 
     # -- workers ---------------------------------------------------------------
@@ -99,6 +102,7 @@ class DaskExecutor:
             workers=new,
             on_error="return",
         )
+        admitted = []
         for address, answer in answers.items():
             if isinstance(answer, BaseException):
                 self.refused[address] = f"the check failed: {type(answer).__name__}: {answer}"
@@ -106,10 +110,13 @@ class DaskExecutor:
                 self.refused[address] = answer["problem"]
             else:
                 self.admitted[address] = int(answer["nthreads"])
+                admitted.append(address)
                 continue
             print(
                 f"arena: Dask worker {address} refused: {self.refused[address]}", file=sys.stderr
             )
+        if admitted:
+            self.client.run_on_scheduler(schedule_waiting_matches, admitted)
 
     def capacity(self) -> int:
         self._admit_new()
@@ -127,7 +134,7 @@ class DaskExecutor:
 
     # -- matches -------------------------------------------------------------
 
-    def _bundle(self, reference: str) -> tuple[str, str, Future[bytes]] | None:
+    def _bundle(self, reference: str) -> tuple[str, str, bytes] | None:
         if reference.startswith(("grpc://", "unix:")) or not Path(reference).is_file():
             return None  # an address, or a registered bot that each worker has
         if reference not in self.bundles:
@@ -135,9 +142,7 @@ class DaskExecutor:
                 bundle = pack_manifest(Path(reference))
             except (OSError, BundleError) as error:
                 raise BundleError(f"cannot ship bot {reference}: {error}") from None
-            key = f"arena-bot-{bundle.sha256}"
-            future = self.client.scatter({key: bundle.data}, hash=False)[key]
-            self.bundles[reference] = (bundle.sha256, bundle.manifest, future)
+            self.bundles[reference] = (bundle.sha256, bundle.manifest, bundle.data)
         return self.bundles[reference]
 
     def submit(self, job: MatchJob) -> None:

@@ -30,7 +30,7 @@ from importlib.metadata import entry_points, packages_distributions, version
 from pathlib import Path
 from typing import Any
 
-from distributed import Worker, get_worker
+from distributed import Scheduler, Worker, WorkerPlugin, get_worker
 
 import arena
 from arena.hosting.errors import HostingError
@@ -46,6 +46,7 @@ __all__ = [
     "describe_difference",
     "requirement_resource",
     "run_match",
+    "schedule_waiting_matches",
     "worker_profile",
 ]
 
@@ -135,8 +136,35 @@ async def admit_worker(
             problem = str(error)
     if problem is None:
         nthreads = dask_worker.state.nthreads
+        await dask_worker.plugin_add(plugin=_PoolCloser(), name="arena-referee-pool")
         await dask_worker.set_resources(**{requirement_resource(expected, sandbox): nthreads})
     return {"problem": problem, "sandbox": level, "nthreads": dask_worker.state.nthreads}
+
+
+class _PoolCloser(WorkerPlugin):
+    """Ends the referee processes when the worker closes (else the worker's exit waits
+    on them, and a nanny kills it after a few seconds)."""
+
+    def teardown(self, worker: Worker) -> None:
+        global _POOL
+        with _POOL_LOCK:
+            pool, _POOL = _POOL, None
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+
+
+def schedule_waiting_matches(workers: list[str], dask_scheduler: Scheduler) -> None:
+    """Run on the scheduler after workers were admitted: a task that found no worker
+    with the ladder's resource waits as "no-worker", and Dask looks at those again only
+    when a worker joins, not when one gains a resource, so look now (the same call the
+    scheduler makes for a new worker)."""
+    for address in workers:
+        state = dask_scheduler.workers.get(address)
+        if state is not None:
+            dask_scheduler.transitions(
+                dask_scheduler.bulk_schedule_unrunnable_after_adding_worker(state),
+                f"arena-admitted-{address}",
+            )
 
 
 def _pool(worker: Worker) -> ProcessPoolExecutor:

@@ -7,10 +7,6 @@ import sys
 from contextlib import closing
 from pathlib import Path
 
-import pytest
-
-pytest.importorskip("distributed", reason="the Dask tests need the dask extra")
-
 # Always the first legal action (deterministic), saying in its log where it runs from.
 FIRST_BOT = """\
 import os
@@ -59,6 +55,7 @@ def ladder_config(
     sandbox: str = "none",
     repeat: int = 2,
     extra_run: str = "",
+    duplicate: bool = True,
 ) -> Path:
     config = folder / f"{name}.toml"
     config.write_text(
@@ -67,6 +64,7 @@ name = "{name}"
 game = "gin-rummy/standard"
 [schedule]
 repeat = {repeat}
+duplicate = {str(duplicate).lower()}
 [match]
 games = 1
 hands_only = true
