@@ -112,9 +112,7 @@ class DaskExecutor:
                 self.admitted[address] = int(answer["nthreads"])
                 admitted.append(address)
                 continue
-            print(
-                f"arena: Dask worker {address} refused: {self.refused[address]}", file=sys.stderr
-            )
+            print(f"arena: Dask worker {address} refused: {self.refused[address]}", file=sys.stderr)
         if admitted:
             self.client.run_on_scheduler(schedule_waiting_matches, admitted)
 

@@ -212,9 +212,7 @@ def run_match(job: MatchJob, bundles: dict[str, tuple[str, str, bytes]]) -> dict
     scratch = Path(tempfile.mkdtemp(prefix="arena-match-", dir=local)) if job.replays else None
     try:
         pool = _pool(worker)
-        local_job = replace(
-            job, references=references, replays=str(scratch) if scratch else None
-        )
+        local_job = replace(job, references=references, replays=str(scratch) if scratch else None)
         try:
             outcome = pool.submit(play_job, local_job).result()
         except BrokenProcessPool:
