@@ -207,11 +207,17 @@ class DaskExecutor:
             replay.write_bytes(files["replay"])
             outcome["replay"] = str(replay)
         logs = folder / key
+        kept = set()
         for name, data in files["logs"].items():
             if Path(name).name != name or name.startswith("."):
                 continue  # only plain file names, written inside this match's folder
             logs.mkdir(exist_ok=True)
             (logs / name).write_bytes(data)
+            kept.add(name)
+        for summary in outcome["result"].get("bots", []):  # the worker's paths are gone
+            if summary.get("stderr"):
+                name = Path(summary["stderr"]).name
+                summary["stderr"] = str(logs / name) if name in kept else None
 
     def _lost(self, error: BaseException | None) -> str:
         why = f": {type(error).__name__}: {error}" if error else ""

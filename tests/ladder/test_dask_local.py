@@ -3,6 +3,7 @@ worker it lands on, and what ``--dask`` says without the package."""
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -73,6 +74,11 @@ def test_local_cluster_ships_the_manifest_bot(tmp_path: Path) -> None:
     logs = list((tmp_path / "replays-dk").glob("m*-a1/first.stderr.log"))
     assert len(logs) == 2
     assert all("/arena-bots/" in log.read_text() for log in logs)
+    # The results name the logs where the runner keeps them, not where the worker did.
+    for (result,) in read(db, "SELECT result FROM matches"):
+        for bot in json.loads(str(result))["bots"]:
+            assert Path(bot["stderr"]).parent.parent == tmp_path / "replays-dk"
+            assert Path(bot["stderr"]).is_file()
 
 
 @pytest.fixture(scope="module")
