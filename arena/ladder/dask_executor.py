@@ -15,9 +15,9 @@ archive once into its cache.
 
 from __future__ import annotations
 
-import logging
 import secrets
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -42,9 +42,8 @@ __all__ = ["ATTEMPTS", "DaskExecutor"]
 
 ATTEMPTS = 3  # tries a match gets (workers it may take down) before it is recorded failed
 _WAIT_SECONDS = 1.0  # between looks at the workers while matches run
+_LOOK_SECONDS = 1.0  # at most one look at the workers per this (the list can be long)
 _CONNECT_SECONDS = 20
-
-log = logging.getLogger("arena.ladder")
 
 
 class DaskExecutor:
@@ -76,6 +75,7 @@ class DaskExecutor:
         self.refused: dict[str, str] = {}  # worker address -> why
         self.bundles: dict[str, tuple[str, str, bytes]] = {}
         self.pending: dict[Future[dict[str, Any]], MatchJob] = {}
+        self.looked = -_LOOK_SECONDS
 
     # -- workers ---------------------------------------------------------------
 
@@ -87,21 +87,27 @@ class DaskExecutor:
         return set(info.get("workers", {}))
 
     def _admit_new(self) -> None:
+        if time.monotonic() - self.looked < _LOOK_SECONDS:
+            return
+        self.looked = time.monotonic()
         present = self._workers()
         for gone in set(self.admitted) - present:
             del self.admitted[gone]
         new = sorted(present - set(self.admitted) - set(self.refused))
         if not new:
             return
-        answers = self.client.run(
-            admit_worker,
-            self.profile,
-            self.config.sandbox,
-            self.config.plugins,
-            self.config.autoload_plugins,
-            workers=new,
-            on_error="return",
-        )
+        try:
+            answers = self.client.run(
+                admit_worker,
+                self.profile,
+                self.config.sandbox,
+                self.config.plugins,
+                self.config.autoload_plugins,
+                workers=new,
+                on_error="return",
+            )
+        except (OSError, TimeoutError) as error:
+            raise ExecutorLostError(self._lost(error)) from None
         admitted = []
         for address, answer in answers.items():
             if isinstance(answer, BaseException):
@@ -114,7 +120,10 @@ class DaskExecutor:
                 continue
             print(f"arena: Dask worker {address} refused: {self.refused[address]}", file=sys.stderr)
         if admitted:
-            self.client.run_on_scheduler(schedule_waiting_matches, admitted)
+            try:
+                self.client.run_on_scheduler(schedule_waiting_matches, admitted)
+            except (OSError, TimeoutError) as error:
+                raise ExecutorLostError(self._lost(error)) from None
 
     def capacity(self) -> int:
         self._admit_new()

@@ -141,8 +141,8 @@ def run_ladder(
     pending: set[int] = set()
     started = 0
     problem: str | None = None
-    with open_executor(config, dask) as executor:
-        try:
+    try:
+        with open_executor(config, dask) as executor:
             while True:
                 summary.cancelled += store.cancel_inactive()  # bots disabled or removed meanwhile
                 while (
@@ -226,13 +226,13 @@ def run_ladder(
                         if recorded.suspended:
                             notes.append(f"suspended: {', '.join(recorded.suspended)}")
                         bar.update(summary.finished, "  ".join(filter(None, notes)))
-        except ExecutorLostError as error:
-            for match_id in pending:  # back in the queue: `ladder run` resumes with them
-                store.requeue(match_id)
-            raise LadderError(
-                f"{error}; {len(pending)} match(es) in flight put back in the queue, "
-                f"{summary.finished} recorded this run: run `arena ladder run` again to resume"
-            ) from None
+    except ExecutorLostError as error:
+        for match_id in pending:  # back in the queue: `ladder run` resumes with them
+            store.requeue(match_id)
+        raise LadderError(
+            f"{error}; {len(pending)} match(es) in flight put back in the queue, "
+            f"{summary.finished} recorded this run: run `arena ladder run` again to resume"
+        ) from None
     if bar:
         bar.finish()
     if problem:

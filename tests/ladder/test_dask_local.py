@@ -145,7 +145,7 @@ def test_dask_without_the_package_says_how_to_install_it(
     assert main(["ladder", "create", str(ladder_config(tmp_path, manifest)), "--db", str(db)]) == 0
     capsys.readouterr()
     monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed fails
-    monkeypatch.delitem(sys.modules, "arena.ladder.dask_executor")
+    monkeypatch.delitem(sys.modules, "arena.ladder.dask_executor", raising=False)
     assert main(["ladder", "run", str(db), "--dask", "local", "--quiet"]) == 2
     assert "pip install 'rummy-arena[dask]'" in capsys.readouterr().err
     assert statuses(db) == {"scheduled": 12}  # nothing taken from the queue
