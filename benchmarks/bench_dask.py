@@ -1,6 +1,6 @@
 """Ladders on Dask against the local process pool: throughput and per-match overhead.
 
-Run:  python benchmarks/bench_dask.py [--rounds N] [--repeat R] [--tasks T]
+Run:  python benchmarks/bench_dask.py [--rounds N] [--repeat R] [--tasks T] [--overhead-only]
 
 1. Matches per minute: the same ladder (three registered bots, round-robin ``--repeat``
    times, duplicate, one game a match, sandbox "none") played by ``run_ladder`` on the
@@ -100,6 +100,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--repeat", type=int, default=2, help="round-robin repeats (6 units each)")
     parser.add_argument("--tasks", type=int, default=200)
+    parser.add_argument("--overhead-only", action="store_true", help="skip the ladders")
     args = parser.parse_args()
 
     with (
@@ -117,7 +118,7 @@ def main() -> None:
               f"2 workers each side; Dask at {address}")  # fmt: skip
         print(f"{'round':>5} {'first':>6} {'local/min':>10} {'dask/min':>9} {'ratio':>7}")
         ratios = []
-        for round_ in range(args.rounds):
+        for round_ in range(0 if args.overhead_only else args.rounds):
             order = ["local", "dask"] if round_ % 2 == 0 else ["dask", "local"]
             rates = {}
             for side in order:
@@ -130,7 +131,8 @@ def main() -> None:
             ratios.append(ratio)
             print(f"{round_ + 1:>5} {order[0]:>6} {rates['local']:>10.1f} {rates['dask']:>9.1f} "
                   f"{ratio:>7.1%}")  # fmt: skip
-        print(f"median ratio (Dask / local): {statistics.median(ratios):.1%} (target >= 90%)")
+        if ratios:
+            print(f"median ratio (Dask / local): {statistics.median(ratios):.1%} (target >= 90%)")
 
         print(f"\nper-match overhead: {args.tasks} trivial tasks one after another")
         print(f"{'round':>5} {'local ms':>9} {'dask ms':>8} {'added ms':>9}")

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from arena.cards import derive_seed
@@ -103,6 +105,21 @@ def _settled(store: LadderStore, until_sigma: float | None) -> bool:
     return all(bot.rating.sigma < until_sigma for bot in store.bots() if bot.status == "active")
 
 
+@contextmanager
+def _requeue_if_lost(store: LadderStore, pending: set[int], summary: RunSummary) -> Iterator[None]:
+    """When the executor is lost (the Dask scheduler gone), put the matches in flight back
+    in the queue and stop with a LadderError saying how to resume."""
+    try:
+        yield
+    except ExecutorLostError as error:
+        for match_id in pending:
+            store.requeue(match_id)
+        raise LadderError(
+            f"{error}; {len(pending)} match(es) in flight put back in the queue, "
+            f"{summary.finished} recorded this run: run `arena ladder run` again to resume"
+        ) from None
+
+
 def run_ladder(
     store: LadderStore,
     *,
@@ -141,98 +158,84 @@ def run_ladder(
     pending: set[int] = set()
     started = 0
     problem: str | None = None
-    try:
-        with open_executor(config, dask) as executor:
-            while True:
-                summary.cancelled += store.cancel_inactive()  # bots disabled or removed meanwhile
-                while (
-                    problem is None
-                    and len(pending) < executor.capacity()
-                    and (max_matches is None or started < max_matches)
-                ):
-                    if _settled(store, until_sigma):
-                        break
-                    match = store.take_next()
-                    if (
-                        match is None
-                        and config.schedule is ScheduleKind.CONTINUOUS
-                        and _next_continuous(store, config, env)
-                    ):
-                        match = store.take_next()
-                    if match is None:
-                        _plan(store, config)  # bots added meanwhile
-                        match = store.take_next()
-                    if match is None:
-                        break
-                    bots = {bot.name: bot for bot in store.bots()}
-                    job = MatchJob(
-                        match_id=match.id,
-                        attempt=match.attempts,
-                        game=config.game,
-                        references=tuple(bots[name].reference for name in match.seats),
-                        names=match.seats,
-                        seed=match.seed,
-                        games=config.games,
-                        hands_only=config.hands_only,
-                        time_control=config.time_control,
-                        faults=config.faults,
-                        sandbox=config.sandbox,
-                        replays=config.replays,
-                        plugins=config.plugins,
-                        autoload=config.autoload_plugins,
-                    )
-                    pending.add(match.id)
-                    try:
-                        executor.submit(job)
-                    except BaseException:
-                        pending.discard(match.id)
-                        store.requeue(match.id)
-                        raise
-                    started += 1
-                if not pending:
+    with _requeue_if_lost(store, pending, summary), open_executor(config, dask) as executor:
+        while True:
+            summary.cancelled += store.cancel_inactive()  # bots disabled or removed meanwhile
+            while (
+                problem is None
+                and len(pending) < executor.capacity()
+                and (max_matches is None or started < max_matches)
+            ):
+                if _settled(store, until_sigma):
                     break
-                for finished in executor.wait():
-                    match_id = finished.match_id
-                    pending.discard(match_id)
-                    outcome = finished.outcome
-                    if store.match_status(match_id) != "running":
-                        log.warning(
-                            "match %d: a late result (attempt %d) ignored: the match is %s",
-                            match_id, finished.attempt, store.match_status(match_id),
-                        )  # fmt: skip
-                        continue
-                    if "failed" in outcome:
-                        store.record_failure(match_id, outcome["failed"])
-                        summary.failed += 1
-                        log.warning("match %d failed: %s", match_id, outcome["failed"])
-                        continue
-                    if "error" in outcome:
-                        store.requeue(match_id)
-                        problem = (
-                            problem or f"match {match_id} could not be played: {outcome['error']}"
-                        )
-                        continue
-                    recorded = store.record(
-                        match_id,
-                        outcome["result"],
-                        outcome.get("replay"),
-                        config.suspend_after,
-                        env,
-                    )
-                    summary.finished += 1
-                    summary.suspended.extend(recorded.suspended)
-                    if bar:
-                        notes = [executor.status()]
-                        if recorded.suspended:
-                            notes.append(f"suspended: {', '.join(recorded.suspended)}")
-                        bar.update(summary.finished, "  ".join(filter(None, notes)))
-    except ExecutorLostError as error:
-        for match_id in pending:  # back in the queue: `ladder run` resumes with them
-            store.requeue(match_id)
-        raise LadderError(
-            f"{error}; {len(pending)} match(es) in flight put back in the queue, "
-            f"{summary.finished} recorded this run: run `arena ladder run` again to resume"
-        ) from None
+                match = store.take_next()
+                if (
+                    match is None
+                    and config.schedule is ScheduleKind.CONTINUOUS
+                    and _next_continuous(store, config, env)
+                ):
+                    match = store.take_next()
+                if match is None:
+                    _plan(store, config)  # bots added meanwhile
+                    match = store.take_next()
+                if match is None:
+                    break
+                bots = {bot.name: bot for bot in store.bots()}
+                job = MatchJob(
+                    match_id=match.id,
+                    attempt=match.attempts,
+                    game=config.game,
+                    references=tuple(bots[name].reference for name in match.seats),
+                    names=match.seats,
+                    seed=match.seed,
+                    games=config.games,
+                    hands_only=config.hands_only,
+                    time_control=config.time_control,
+                    faults=config.faults,
+                    sandbox=config.sandbox,
+                    replays=config.replays,
+                    plugins=config.plugins,
+                    autoload=config.autoload_plugins,
+                )
+                pending.add(match.id)
+                try:
+                    executor.submit(job)
+                except BaseException:
+                    pending.discard(match.id)
+                    store.requeue(match.id)
+                    raise
+                started += 1
+            if not pending:
+                break
+            for finished in executor.wait():
+                match_id = finished.match_id
+                pending.discard(match_id)
+                outcome = finished.outcome
+                if store.match_status(match_id) != "running":
+                    log.warning(
+                        "match %d: a late result (attempt %d) ignored: the match is %s",
+                        match_id, finished.attempt, store.match_status(match_id),
+                    )  # fmt: skip
+                    continue
+                if "failed" in outcome:
+                    store.record_failure(match_id, outcome["failed"])
+                    summary.failed += 1
+                    log.warning("match %d failed: %s", match_id, outcome["failed"])
+                    continue
+                if "error" in outcome:
+                    store.requeue(match_id)
+                    problem = problem or f"match {match_id} could not be played: {outcome['error']}"
+                    continue
+                recorded = store.record(
+                    match_id, outcome["result"], outcome.get("replay"), config.suspend_after, env
+                )
+                summary.finished += 1
+                summary.suspended.extend(recorded.suspended)
+                if bar:
+                    notes = [executor.status()]
+                    if recorded.suspended:
+                        notes.append(f"suspended: {', '.join(recorded.suspended)}")
+                    bar.update(summary.finished, "  ".join(filter(None, notes)))
     if bar:
         bar.finish()
     if problem:
