@@ -151,6 +151,14 @@ def workers_up(cluster: Cluster, count: int) -> bool:
 
 def test_workers_lost_scheduler_lost_resume(tmp_path: Path, clusters: list[Cluster]) -> None:
     manifest = write_bot(tmp_path / "bots" / "first", "first", FIRST_BOT)
+
+    first = Cluster(tmp_path / "first", "a")
+    first.folder.mkdir()
+    clusters.append(first)
+    first.scheduler()
+    first.worker("worker1")
+    first.worker("worker2")
+    # The local process pool's results, while the cluster starts.
     local_db = tmp_path / "local.sqlite"
     config = ladder_config(tmp_path, manifest, name="local", repeat=1)
     assert main(["ladder", "create", str(config), "--db", str(local_db)]) == 0
@@ -160,12 +168,6 @@ def test_workers_lost_scheduler_lost_resume(tmp_path: Path, clusters: list[Clust
     config = ladder_config(tmp_path, manifest, name="dask", repeat=1)
     assert main(["ladder", "create", str(config), "--db", str(db)]) == 0
 
-    first = Cluster(tmp_path / "first", "a")
-    first.folder.mkdir()
-    clusters.append(first)
-    first.scheduler()
-    first.worker("worker1")
-    first.worker("worker2")
     wait_until("two workers", lambda: workers_up(first, 2))
     command = [str(BIN / "arena"), "ladder", "run", str(db), "--dask", first.address,
                "--quiet", "--no-leaderboard"]  # fmt: skip
