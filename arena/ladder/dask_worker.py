@@ -54,6 +54,7 @@ LOG_TAIL_BYTES = 1024 * 1024  # of each bot log sent back to the runner
 
 _POOL_LOCK = threading.Lock()
 _POOL: ProcessPoolExecutor | None = None
+_PROFILES: dict[tuple[tuple[str, ...], bool], dict[str, Any]] = {}  # this worker's, by plugins
 
 
 class RefereeDiedError(RuntimeError):
@@ -126,7 +127,10 @@ async def admit_worker(
 ) -> dict[str, Any]:
     """Run on each worker by the runner (``client.run``): check it and, if it passes,
     give it the ladder's resource.  Returns ``{"problem": str | None, ...}``."""
-    profile = await asyncio.to_thread(worker_profile, modules, autoload)
+    key = (modules, autoload)
+    if key not in _PROFILES:  # a worker's plugins do not change while it lives
+        _PROFILES[key] = await asyncio.to_thread(worker_profile, modules, autoload)
+    profile = _PROFILES[key]
     problem = describe_difference(expected, profile)
     level = ""
     if problem is None:
