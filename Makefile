@@ -19,7 +19,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml sample_bots/python/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,dev]' -e sample_bots/python
+	$(BIN)/python -m pip install --quiet -e '.[test,dev,dask]' -e sample_bots/python
 	touch $@
 
 # The JavaScript starter bot's gRPC packages; without node/npm its tests skip.
@@ -100,6 +100,7 @@ bench: $(STAMP) $(REFERENCE_STAMP)
 	$(BIN)/python benchmarks/bench_rummy.py
 	$(BIN)/python benchmarks/bench_startup.py
 	$(BIN)/python benchmarks/bench_ladder.py
+	$(BIN)/python benchmarks/bench_dask.py
 	$(BIN)/python benchmarks/bench_strong.py
 	$(BIN)/python benchmarks/bench_fuzz.py
 	$(BIN)/python benchmarks/bench_web.py

@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from arena.ladder import LadderConfig, load_ladder_config, run_ladder
+from arena.ladder import LadderConfig, LadderError, load_ladder_config, run_ladder
 from arena.ladder.config import BotEntry
 from arena.ladder.deals import new_deal_secret, predictable_deals_note
 from arena.plugins import load_plugins
@@ -54,6 +54,12 @@ def register(commands: Any) -> None:
     run.add_argument("--matches", type=int, help="stop after this many matches")
     run.add_argument(
         "--until-sigma", type=float, help="stop when every active bot's sigma is below this"
+    )
+    run.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        help="play the matches on Dask workers: a scheduler's tcp://HOST:PORT, or 'local' "
+        "for a LocalCluster of `concurrency` workers (overrides [run] executor)",
     )
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.add_argument(
@@ -141,12 +147,24 @@ def _set_status(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.dask is not None and args.dask != "local" and "://" not in args.dask:
+        raise ValueError(f"--dask must be tcp://HOST:PORT or local, got {args.dask!r}")
     store = LadderStore.open(args.db)
     try:
-        summary = run_ladder(
-            store, max_matches=args.matches, until_sigma=args.until_sigma, progress=not args.quiet
-        )
+        try:
+            summary = run_ladder(
+                store,
+                max_matches=args.matches,
+                until_sigma=args.until_sigma,
+                progress=not args.quiet,
+                dask=args.dask,
+            )
+        except LadderError as error:
+            print(f"arena: error: {error}", file=sys.stderr)
+            return 1
         note = f"; {summary.recovered} interrupted match(es) re-run" if summary.recovered else ""
+        if summary.failed:
+            note += f"; {summary.failed} could not be played (recorded as failed)"
         print(f"{summary.finished} match(es) played{note}", file=sys.stderr)
         for line in summary.given_up:
             print(f"arena: {line}", file=sys.stderr)

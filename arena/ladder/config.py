@@ -19,6 +19,7 @@ from arena.tomlfile import TomlDocument, read_toml
 __all__ = ["BotEntry", "LadderConfig", "LadderConfigError", "ScheduleKind", "load_ladder_config"]
 
 _NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
+EXECUTORS = ("local", "dask")
 
 
 class LadderConfigError(ValueError):
@@ -68,6 +69,8 @@ class LadderConfig:
     log_budget_mb: int = 1024  # all bot logs of the ladder together
     plugins: tuple[str, ...] = ()
     autoload_plugins: bool = True
+    executor: str = "local"  # local: a process pool here; dask: Dask distributed workers
+    scheduler: str = ""  # dask: tcp://HOST:PORT ("": a LocalCluster of `concurrency` workers)
 
     @property
     def workers(self) -> int:
@@ -112,6 +115,8 @@ _SECTIONS: dict[str, dict[str, type | tuple[type, ...]]] = {
         "replays": str,
         "untrusted": bool,
         "log_budget_mb": int,
+        "executor": str,
+        "scheduler": str,
     },
 }
 _BOT_KEYS = {"name": str, "manifest": str, "address": str, "plugin": str}
@@ -205,6 +210,16 @@ def load_ladder_config(path: Path) -> LadderConfig:
     if sandbox not in ("auto", "none", "limits", "bwrap"):
         raise check.fail("run.sandbox", f"must be auto, none, limits or bwrap, got {sandbox!r}")
     replays = run.get("replays")
+    executor = run.get("executor", "local")
+    if executor not in EXECUTORS:
+        raise check.fail("run.executor", f"must be local or dask, got {executor!r}")
+    scheduler = run.get("scheduler", "")
+    if scheduler and executor != "dask":
+        raise check.fail("run.scheduler", 'needs executor = "dask"')
+    if scheduler and not scheduler.startswith(("tcp://", "tls://")):
+        raise check.fail(
+            "run.scheduler", f"must be tcp://HOST:PORT or tls://HOST:PORT, got {scheduler!r}"
+        )
     seats = check.positive(top, "seats", "seats", 2, minimum=2)
     if seats > len(bots):
         raise check.fail("seats", f"is {seats} but the ladder has only {len(bots)} bots")
@@ -230,6 +245,8 @@ def load_ladder_config(path: Path) -> LadderConfig:
         log_budget_mb=check.positive(run, "log_budget_mb", "run.log_budget_mb", 1024, minimum=0),
         plugins=tuple(plugins),
         autoload_plugins=top.get("autoload_plugins", True),
+        executor=executor,
+        scheduler=scheduler,
     )
 
 

@@ -9,11 +9,10 @@ finished matches are never lost or counted twice; matches in flight re-run.
 from __future__ import annotations
 
 import contextlib
-import multiprocessing
-import os
+import logging
 import sys
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,15 +23,18 @@ from arena.hosting.logs import DEFAULT_LOG_CAP
 from arena.hosting.sandbox import SandboxLevel, bwrap_problem, resolve_level
 from arena.ladder.config import LadderConfig, ScheduleKind
 from arena.ladder.deals import unit_seed
+from arena.ladder.executors import ExecutorLostError, open_executor
 from arena.ladder.progress import Progress
 from arena.ladder.schedule import Unit, continuous_pick, gauntlet, round_robin
-from arena.ladder.worker import MatchJob, play_job, watch_runner
+from arena.ladder.worker import MatchJob
 from arena.plugins import PluginError, load_plugins
 from arena.privatefiles import private_folder
 from arena.ratings import DEFAULT_ENV, RatingEnv
 from arena.storage.ladder_store import LadderStore
 
 __all__ = ["LadderError", "LadderRefused", "RunSummary", "run_ladder"]
+
+log = logging.getLogger("arena.ladder")
 
 
 class LadderError(RuntimeError):
@@ -57,6 +59,7 @@ class RunSummary:
     cancelled: int = 0
     recovered: int = 0
     given_up: list[str] = field(default_factory=list)  # "match N: why", one per match
+    failed: int = 0  # matches the arena could not play (recorded, counted for no bot)
 
 
 def _config(store: LadderStore) -> LadderConfig:
@@ -163,6 +166,21 @@ def _give_up(store: LadderStore, summary: RunSummary, match_id: int, error: str)
     summary.given_up.append(f"match {match_id}: {reason}")
 
 
+@contextmanager
+def _requeue_if_lost(store: LadderStore, pending: set[int], summary: RunSummary) -> Iterator[None]:
+    """When the executor is lost (the Dask scheduler gone), put the matches in flight back
+    in the queue and stop with a LadderError saying how to resume."""
+    try:
+        yield
+    except ExecutorLostError as error:
+        for match_id in pending:
+            store.requeue(match_id)
+        raise LadderError(
+            f"{error}; {len(pending)} match(es) in flight put back in the queue, "
+            f"{summary.finished} recorded this run: run `arena ladder run` again to resume"
+        ) from None
+
+
 def run_ladder(
     store: LadderStore,
     *,
@@ -170,9 +188,12 @@ def run_ladder(
     until_sigma: float | None = None,
     progress: bool = True,
     env: RatingEnv = DEFAULT_ENV,
+    dask: str | None = None,
 ) -> RunSummary:
     """Play queued and scheduled matches until the schedule is done, ``max_matches``
-    have finished, or every active bot's sigma is below ``until_sigma``."""
+    have finished, or every active bot's sigma is below ``until_sigma``.  ``dask``
+    runs them on Dask workers (a scheduler's address, or "local") whatever the config
+    says."""
     config = _config(store)
     _check_sandbox(config, progress)
     logs = _LogBudget(config)
@@ -205,21 +226,15 @@ def run_ladder(
     summary.cancelled += store.cancel_inactive()
     total = max_matches if max_matches is not None else (store.scheduled_count() or None)
     bar = Progress(total) if progress else None
-    pending: dict[Future[dict[str, Any]], tuple[int, int]] = {}  # -> match id, attempt
+    pending: set[int] = set()
     started = 0
     problem: str | None = None
-    context = multiprocessing.get_context("spawn")  # no fork: the referee runs gRPC threads
-    with ProcessPoolExecutor(
-        max_workers=config.workers,
-        mp_context=context,
-        initializer=watch_runner,  # workers (and their bots) die with the runner
-        initargs=(os.getpid(),),
-    ) as pool:
+    with _requeue_if_lost(store, pending, summary), open_executor(config, dask) as executor:
         while True:
             summary.cancelled += store.cancel_inactive()  # bots disabled or removed meanwhile
             while (
                 problem is None
-                and len(pending) < config.workers
+                and len(pending) < executor.capacity()
                 and (max_matches is None or started < max_matches)
             ):
                 if _settled(store, until_sigma):
@@ -259,21 +274,37 @@ def run_ladder(
                     autoload=config.autoload_plugins,
                     log_cap=logs.cap_per_stream(len(match.seats)),
                 )
-                pending[pool.submit(play_job, job)] = (match.id, match.attempts)
+                pending.add(match.id)
+                try:
+                    executor.submit(job)
+                except BaseException:
+                    pending.discard(match.id)
+                    store.requeue(match.id)
+                    raise
                 started += 1
             if not pending:
                 break
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                match_id, attempt = pending.pop(future)
-                try:
-                    outcome = future.result()
-                except BrokenProcessPool as error:  # a worker died: the pool is gone
+            for finished in executor.wait():
+                match_id = finished.match_id
+                pending.discard(match_id)
+                outcome = finished.outcome
+                if store.match_status(match_id) != "running":
+                    log.warning(
+                        "match %d: a late result (attempt %d) ignored: the match is %s",
+                        match_id, finished.attempt, store.match_status(match_id),
+                    )  # fmt: skip
+                    continue
+                if "lost" in outcome:  # the local pool broke: it cannot play any more
                     store.requeue(match_id)
-                    problem = problem or f"a match worker died during match {match_id}: {error}"
+                    problem = problem or outcome["lost"]
+                    continue
+                if "failed" in outcome:
+                    store.record_failure(match_id, outcome["failed"])
+                    summary.failed += 1
+                    log.warning("match %d failed: %s", match_id, outcome["failed"])
                     continue
                 if "error" in outcome:
-                    if attempt >= MAX_ATTEMPTS:
+                    if finished.attempt >= MAX_ATTEMPTS:
                         _give_up(store, summary, match_id, outcome["error"])
                     else:
                         store.requeue(match_id)  # taken again next, up to MAX_ATTEMPTS
@@ -287,10 +318,10 @@ def run_ladder(
                 summary.finished += 1
                 summary.suspended.extend(recorded.suspended)
                 if bar:
-                    note = (
-                        f"suspended: {', '.join(recorded.suspended)}" if recorded.suspended else ""
-                    )
-                    bar.update(summary.finished, note)
+                    notes = [executor.status()]
+                    if recorded.suspended:
+                        notes.append(f"suspended: {', '.join(recorded.suspended)}")
+                    bar.update(summary.finished, "  ".join(filter(None, notes)))
     if bar:
         bar.finish()
     if problem:

@@ -115,10 +115,49 @@ CREATE TABLE deal_secret (
 );
 """
 
-# Version 3: indexes for the web view's pages of one bot (its matches, its ratings) and
+# Version 3: a match can end 'failed' (the arena, not its bots, could not play it: e.g. it took
+# down every Dask worker it ran on), with the reason.  SQLite cannot change a CHECK
+# constraint, so the table is rebuilt, and match_seats with it (renaming a table
+# rewrites the references to it while foreign keys are on, as they are here).
+_V3 = """
+ALTER TABLE matches RENAME TO matches_v1;
+CREATE TABLE matches (
+    id INTEGER PRIMARY KEY,
+    unit_id INTEGER NOT NULL REFERENCES units(id),
+    seats TEXT NOT NULL,             -- JSON list of bot names, by seat
+    status TEXT NOT NULL CHECK (status IN ('scheduled', 'running', 'finished', 'cancelled', 'failed')),
+    attempts INTEGER NOT NULL DEFAULT 0,
+    started TEXT,
+    finished TEXT,
+    replay TEXT,
+    result TEXT,                     -- the match result as JSON
+    failure TEXT                     -- why a 'failed' match could not be played
+);
+INSERT INTO matches (id, unit_id, seats, status, attempts, started, finished, replay, result)
+    SELECT id, unit_id, seats, status, attempts, started, finished, replay, result FROM matches_v1;
+ALTER TABLE match_seats RENAME TO match_seats_v1;
+CREATE TABLE match_seats (
+    match_id INTEGER NOT NULL REFERENCES matches(id),
+    seat INTEGER NOT NULL,
+    bot_id INTEGER NOT NULL REFERENCES bots(id),
+    rank INTEGER NOT NULL,           -- 0: won the match
+    games INTEGER NOT NULL,
+    game_wins INTEGER NOT NULL,
+    points INTEGER NOT NULL,
+    faults INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    PRIMARY KEY (match_id, seat)
+);
+INSERT INTO match_seats SELECT * FROM match_seats_v1;
+DROP TABLE match_seats_v1;
+DROP TABLE matches_v1;
+CREATE INDEX matches_status ON matches(status)
+"""
+
+# Version 4: indexes for the web view's pages of one bot (its matches, its ratings) and
 # for the newest matches; without them a bot's page of a 100,000-match ladder scans
 # every seat ever played (benchmarks/bench_web.py).
-_V3 = """
+_V4 = """
 CREATE INDEX match_seats_bot ON match_seats(bot_id, match_id);
 CREATE INDEX rating_history_bot ON rating_history(bot_id, id);
 CREATE INDEX matches_finished ON matches(status, finished);
@@ -129,6 +168,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _statements(_V1),
     _statements(_V2),
     _statements(_V3),
+    _statements(_V4),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -282,6 +282,23 @@ class LadderStore:
                 (_now(), json.dumps({"error": reason}), match_id),
             )
 
+    def match_status(self, match_id: int) -> str | None:
+        row = self.db.execute("SELECT status FROM matches WHERE id = ?", (match_id,)).fetchone()
+        return None if row is None else str(row["status"])
+
+    def record_failure(self, match_id: int, reason: str) -> bool:
+        """End a running match as 'failed': the arena could not play it (it counts for
+        neither bot, and its unit is not rated).  False if it had already ended."""
+        with self.transaction():
+            return (
+                self.db.execute(
+                    "UPDATE matches SET status = 'failed', finished = ?, failure = ? "
+                    "WHERE id = ? AND status IN ('scheduled', 'running')",
+                    (_now(), reason, match_id),
+                ).rowcount
+                == 1
+            )
+
     def played_counts(self) -> dict[str, int]:
         return {bot.name: bot.matches for bot in self.bots()}
 
@@ -356,7 +373,10 @@ class LadderStore:
             "SELECT COUNT(*) FROM matches WHERE unit_id = ? AND status IN ('scheduled', 'running')",
             (unit_id,),
         ).fetchone()[0]
-        if unit["rated"] or open_matches:
+        failed = self.db.execute(
+            "SELECT COUNT(*) FROM matches WHERE unit_id = ? AND status = 'failed'", (unit_id,)
+        ).fetchone()[0]
+        if unit["rated"] or open_matches or failed:  # a unit with a match missing is not rated
             return False
         seats = self.db.execute(
             "SELECT b.name, b.id, b.mu, b.sigma, s.game_wins, s.points FROM match_seats s "

@@ -109,7 +109,7 @@ BAD = {
         BASE + "[run]\nconcurency = 2\n",
         "run.concurency",
         8,
-        "expected one of concurrency, faults",
+        "expected one of concurrency, executor, faults",
     ),
     "unknown bot key": (BASE + 'colour = "red"\n', "bots[1].colour", 7, "not a bot setting"),
     "wrong type": (BASE + '[match]\ngames = "two"\n', "match.games", 8, "must be int, got 'two'"),

@@ -1,0 +1,128 @@
+"""Where a ladder's matches run: a process pool here, or Dask distributed workers.
+
+The runner hands an executor one ``MatchJob`` at a time and takes back whatever has
+finished; it alone writes the database.  An outcome is ``{"result", "replay"}`` (the
+match was played), ``{"error"}`` (the arena's own problem: the runner puts the match
+back) or ``{"failed"}`` (the arena could not play it in ``ATTEMPTS`` tries, e.g. it took
+down every worker it ran on: recorded as a failure, a loss for neither bot).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from arena.ladder.config import LadderConfig
+from arena.ladder.worker import MatchJob, play_job, watch_runner
+
+__all__ = [
+    "DaskUnavailableError",
+    "ExecutorLostError",
+    "Finished",
+    "LocalExecutor",
+    "MatchExecutor",
+    "open_executor",
+]
+
+DASK_INSTALL = "pip install 'rummy-arena[dask]'"
+
+
+class DaskUnavailableError(ValueError):
+    """Dask distributed is asked for but not installed (a user error: exit status 2)."""
+
+
+class ExecutorLostError(RuntimeError):
+    """The executor cannot go on (the Dask scheduler is gone); matches in flight are lost."""
+
+
+@dataclass(frozen=True)
+class Finished:
+    match_id: int
+    attempt: int
+    outcome: dict[str, Any]
+
+
+class MatchExecutor(Protocol):
+    def capacity(self) -> int:
+        """How many matches to keep in flight now."""
+
+    def submit(self, job: MatchJob) -> None: ...
+
+    def wait(self) -> list[Finished]:
+        """Block until at least one submitted match has finished; those that have.
+        Raises ExecutorLostError when the matches in flight can no longer come back."""
+
+    def status(self) -> str:
+        """A few words for the progress line ("" when there is nothing to say)."""
+
+
+class LocalExecutor:
+    """A process pool on this machine; its workers (and their bots) die with the runner."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        context = multiprocessing.get_context("spawn")  # no fork: the referee runs gRPC threads
+        self.pool = ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=context,
+            initializer=watch_runner,
+            initargs=(os.getpid(),),
+        )
+        self.pending: dict[Future[dict[str, Any]], MatchJob] = {}
+
+    def capacity(self) -> int:
+        return self.workers
+
+    def submit(self, job: MatchJob) -> None:
+        self.pending[self.pool.submit(play_job, job)] = job
+
+    def wait(self) -> list[Finished]:
+        done, _ = wait(self.pending, return_when=FIRST_COMPLETED)
+        finished = []
+        for future in done:
+            job = self.pending.pop(future)
+            try:
+                outcome = future.result()
+            except BrokenProcessPool as error:  # a worker died: the pool is gone
+                outcome = {"lost": f"a match worker died during match {job.match_id}: {error}"}
+            finished.append(Finished(job.match_id, job.attempt, outcome))
+        return finished
+
+    def status(self) -> str:
+        return ""
+
+    def close(self) -> None:
+        self.pool.shutdown()
+
+
+@contextmanager
+def open_executor(config: LadderConfig, dask: str | None = None) -> Iterator[MatchExecutor]:
+    """The executor the config asks for; ``dask`` (an address, or "local" for a
+    LocalCluster) overrides it, as ``arena ladder run --dask`` does."""
+    if dask is None and config.executor == "local":
+        local = LocalExecutor(config.workers)
+        try:
+            yield local
+        finally:
+            local.close()
+        return
+    address = config.scheduler if dask is None else ("" if dask == "local" else dask)
+    try:
+        from arena.ladder.dask_executor import DaskExecutor
+    except ImportError as error:
+        if error.name not in ("distributed", "dask"):
+            raise
+        raise DaskUnavailableError(
+            f"running matches on Dask needs the distributed package: {DASK_INSTALL}"
+        ) from None
+    remote = DaskExecutor(config, address)
+    try:
+        yield remote
+    finally:
+        remote.close()

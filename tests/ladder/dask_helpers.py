@@ -1,0 +1,111 @@
+"""Shared by the Dask tests: a manifest bot in its own folder, ladder configs, reads."""
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+from contextlib import closing
+from pathlib import Path
+
+# Always the first legal action (deterministic), saying in its log where it runs from.
+FIRST_BOT = """\
+import os
+import sys
+
+from arena.sdk import Bot, serve
+
+
+class First(Bot):
+    def decide(self, decision):
+        return 0
+
+
+print("running from", os.path.dirname(os.path.abspath(__file__)), file=sys.stderr, flush=True)
+serve(First())
+"""
+
+# Kills the process that hosts its referee's process: the Dask worker (sandbox "none").
+WORKER_KILLER = """\
+import os
+import signal
+
+referee = os.getppid()
+with open(f"/proc/{referee}/stat") as stat:
+    worker = int(stat.read().rsplit(")", 1)[1].split()[1])
+os.kill(worker, signal.SIGKILL)
+"""
+
+
+def write_bot(folder: Path, name: str, source: str) -> Path:
+    folder.mkdir(parents=True)
+    (folder / "bot.py").write_text(source, encoding="utf-8")
+    manifest = folder / "bot.toml"
+    manifest.write_text(
+        f'name = "{name}"\ncommand = ["{sys.executable}", "bot.py"]\nworking_directory = "."\n',
+        encoding="utf-8",
+    )
+    return manifest
+
+
+def ladder_config(
+    folder: Path,
+    manifest: Path,
+    *,
+    name: str = "dk",
+    sandbox: str = "none",
+    repeat: int = 2,
+    extra_run: str = "",
+    duplicate: bool = True,
+) -> Path:
+    config = folder / f"{name}.toml"
+    config.write_text(
+        f"""\
+name = "{name}"
+game = "gin-rummy/standard"
+[schedule]
+repeat = {repeat}
+duplicate = {str(duplicate).lower()}
+[match]
+games = 1
+hands_only = true
+[run]
+concurrency = 2
+sandbox = "{sandbox}"
+replays = "replays-{name}"
+suspend_after = 100
+{extra_run}
+[[bots]]
+name = "greedy"
+[[bots]]
+name = "{manifest.parent.name}"
+manifest = "{manifest}"
+[[bots]]
+name = "greedy2"
+plugin = "greedy"
+""",
+        encoding="utf-8",
+    )
+    return config
+
+
+def read(db: Path, query: str, *args: object) -> list[tuple[object, ...]]:
+    with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)) as connection:
+        return connection.execute(query, args).fetchall()
+
+
+def statuses(db: Path) -> dict[object, object]:
+    return dict(read(db, "SELECT status, COUNT(*) FROM matches GROUP BY status"))
+
+
+def results(db: Path) -> dict[tuple[object, object], object]:
+    """Each finished match's per-seat result, by its unit and line-up (not by id or order)."""
+    rows = read(
+        db,
+        "SELECT u.key, m.seats, s.seat, s.game_wins, s.points, s.faults, s.status "
+        "FROM matches m JOIN units u ON u.id = m.unit_id JOIN match_seats s ON s.match_id = m.id "
+        "WHERE m.status = 'finished' ORDER BY u.key, m.seats, s.seat",
+    )
+    out: dict[tuple[object, object], list[tuple[object, ...]]] = {}
+    for key, seats, *seat in rows:
+        out.setdefault((key, seats), []).append(tuple(seat))
+    return dict(out)
