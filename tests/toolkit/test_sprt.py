@@ -36,6 +36,7 @@ from arena.toolkit.sprt import (
     expected_score,
     llr,
     pentanomial,
+    score_interval,
 )
 
 GOLDEN = (math.sqrt(5) - 1) / 2
@@ -283,6 +284,22 @@ def test_elo_estimate_matches_the_pair_statistics() -> None:
     assert estimate.elo == pytest.approx(-400 * math.log10(1 / m - 1))
     assert estimate.low == pytest.approx(-400 * math.log10(1 / (m - 1.959964 * se) - 1), abs=1e-3)
     assert estimate.high == pytest.approx(-400 * math.log10(1 / (m + 1.959964 * se) - 1), abs=1e-3)
+
+
+def test_score_interval_comes_from_the_spread_of_pair_scores() -> None:
+    # Five pairs won 2-0 and five lost 0-2: each pair's two games agree, so there
+    # are ten independent draws, not twenty.  Pair scores (halved) are 0 or 1:
+    # var 1/4, se = sqrt(1/4 / 10) = 0.158, wider than twenty independent games'
+    # sqrt(1/4 / 20) = 0.112.
+    interval = score_interval([5, 0, 0, 0, 5])
+    assert interval.score == 0.5
+    assert interval.high - 0.5 == pytest.approx(1.959964 * math.sqrt(0.25 / 10), abs=1e-6)
+    assert interval.low == pytest.approx(1 - interval.high)
+    # Ten pairs split 1-1: the deal decided every game, no spread to size an interval.
+    split = score_interval([0, 0, 10, 0, 0])
+    assert split.score == 0.5 and math.isnan(split.low) and math.isnan(split.high)
+    with pytest.raises(SprtError, match="no pairs"):
+        score_interval([0, 0, 0, 0, 0])
 
 
 def test_symmetric_counts_estimate_zero_elo_with_a_symmetric_interval() -> None:
