@@ -510,3 +510,38 @@ def test_a_crashing_bot_stops_the_test_with_exit_1(
     assert status == 1
     assert out.startswith("stopped: NEW sprt-crasher: crashed: ")
     assert "0 pairs" in out
+
+
+def test_progress_says_how_long_the_test_may_run(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = sprt(
+        capsys, "simple", "greedy", "--elo0", "0", "--elo1", "50", "--hands",
+        "--max-pairs", "6", "--every", "2",
+    )  # fmt: skip
+    assert status in (0, 3)
+    lines = out.splitlines()
+    assert lines[0].startswith("SPRT simple vs greedy: H0 elo 0, H1 elo 50")
+    assert "--max-pairs 6 stops it undecided (12 games)" in lines[0]
+    progress = [line for line in lines if line.startswith("pairs ")]
+    assert [int(line.split()[1]) for line in progress][:2] == [2, 4]
+    for line in progress:
+        pairs = int(line.split()[1])
+        tail = line.split("]  ")[-1]
+        if pairs < 6 and "decided" not in tail:  # a guess, and the cap it runs into
+            assert "pairs left" in tail or f"--max-pairs stops it in {6 - pairs}" in tail
+
+
+def test_pairs_left_follows_the_pace_of_the_llr() -> None:
+    from arena.cli.sprt import pairs_left
+
+    test = SequentialTest(0, 50)
+    assert pairs_left(test) is None  # nothing played
+    for score in (2.0, 1.0, 2.0, 1.0):
+        test.add(score)
+    pace = test.llr / 4
+    assert pace > 0
+    assert pairs_left(test) == math.ceil((test.upper - test.llr) / pace)
+    losing = SequentialTest(0, 50)
+    for score in (0.0, 1.0, 0.0):
+        losing.add(score)
+    assert losing.llr < 0
+    assert pairs_left(losing) == math.ceil((losing.lower - losing.llr) / (losing.llr / 3))

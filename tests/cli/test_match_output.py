@@ -1,0 +1,101 @@
+"""What ``arena match`` prints: a line per game as it ends, the Elo difference with its
+error and LOS beside the win rate, and wording that reads right."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+
+import pytest
+
+from arena.cli.main import main
+from arena.cli.match_report import elo_summary, plural
+
+LINE = re.compile(
+    r"Finished game (\d+) \(simple vs greedy\): (1-0|0-1|1/2-1/2) "
+    r"\{(simple wins|greedy wins|draw), [^;]+; (\d+)-(\d+) in (\d+) hands?\}  score (\d+)-(\d+)-(\d+) \[[01]\.\d{3}\]"
+)
+
+
+def arena(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    status = main([*args, "--no-plugin-autoload"])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_a_line_per_game_then_the_elo_difference(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = arena(
+        capsys,
+        "match",
+        "simple",
+        "greedy",
+        "--games",
+        "4",
+        "--hands",
+        "--seed",
+        "3",
+        "--in-process",
+    )
+    assert status == 0
+    lines = out.splitlines()
+    assert lines[0] == "Playing 4 single hands of gin-rummy/standard, seed 3: simple vs greedy"
+    games = [LINE.fullmatch(line) for line in lines if line.startswith("Finished game")]
+    assert len(games) == 4 and all(games)
+    assert [int(m[1]) for m in games if m] == [1, 2, 3, 4]  # numbered from 1, in order
+    last = games[-1]
+    assert last is not None
+    wins, losses, draws = int(last[7]), int(last[8]), int(last[9])
+    assert wins + losses + draws == 4
+    assert wins == sum(1 for m in games if m and m[2] == "1-0")
+    # the table below agrees with the running score
+    row = next(line for line in lines if line.startswith("simple "))
+    assert row.split()[1:4] == [str(wins), str(losses), str(draws)]
+    elo = next(line for line in lines if line.startswith("Elo difference (simple - greedy): "))
+    assert "LOS " in elo and "simple's win rate" in elo
+    expected = elo_summary(wins, losses, draws)
+    assert f"LOS {expected.los:.1%}" in elo
+
+
+def test_the_json_carries_the_elo_difference(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = arena(
+        capsys, "match", "simple", "greedy", "--games", "2", "--hands", "--in-process", "--json"
+    )
+    assert status == 0
+    result = json.loads(out)  # nothing but the object: no game lines in JSON mode
+    assert set(result["elo"]) == {"difference", "low95", "high95", "los"}
+    assert 0.0 <= result["elo"]["los"] <= 1.0
+
+
+def test_a_game_for_two_says_2_bots(capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = arena(capsys, "match", "greedy", "greedy", "random")
+    assert status == 2
+    assert "gin-rummy/standard is for 2 bots, got 3" in err
+    assert "2-2" not in err
+
+
+def test_elo_summary_by_hand() -> None:
+    # 6 wins, 4 losses: score 0.6, Elo -400 log10(1/0.6 - 1) = +70.4; the game scores'
+    # variance 0.24 gives se = sqrt(0.024); LOS = (1 + erf(2 / sqrt(20))) / 2.
+    summary = elo_summary(6, 4, 0)
+    assert summary.elo == pytest.approx(70.437, abs=1e-3)
+    se = math.sqrt(0.24 / 10)
+    low = -400 * math.log10(1 / (0.6 - 1.959964 * se) - 1)
+    high = -400 * math.log10(1 / (0.6 + 1.959964 * se) - 1)
+    assert summary.low == pytest.approx(low, abs=1e-2)
+    assert summary.high == pytest.approx(high, abs=1e-2)
+    assert summary.error == pytest.approx((high - low) / 2, abs=1e-2)
+    assert summary.los == pytest.approx(0.5 * (1 + math.erf(2 / math.sqrt(20))))
+    even = elo_summary(0, 0, 5)  # every game drawn: no spread, no interval
+    assert even.elo == 0.0 and math.isnan(even.error) and even.los == 0.5
+    sweep = elo_summary(5, 0, 0)
+    assert sweep.elo == math.inf and sweep.los == pytest.approx(
+        0.5 * (1 + math.erf(5 / math.sqrt(10)))
+    )
+
+
+def test_plural() -> None:
+    assert plural(1, "game") == "1 game"
+    assert plural(2, "game") == "2 games"
+    assert plural(0, "bot") == "0 bots"
+    assert plural(3, "match", "matches") == "3 matches"
