@@ -17,6 +17,7 @@ from arena.cli.common import (
     plugins_from_args,
     time_control_from_args,
 )
+from arena.cli.games import game_spec
 from arena.cli.match_report import GameLines, elo_summary, elo_text, plural
 from arena.hosting.launcher import LaunchSettings
 from arena.plugins import MatchContext
@@ -71,7 +72,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.seed < 0:
         raise SettingsError(f"--seed must be non-negative, got {args.seed}")
     plugins = plugins_from_args(args)
-    spec = plugins.game(f"{args.game}/{args.rules}")
+    spec = game_spec(plugins, args.game, args.rules)
     if not spec.min_seats <= len(args.bots) <= spec.max_seats:
         raise SettingsError(
             f"{spec.id} is for {_seat_range(spec.min_seats, spec.max_seats)}, got {len(args.bots)}"

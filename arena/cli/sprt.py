@@ -30,6 +30,7 @@ from arena.cli.common import (
     plugins_from_args,
     time_control_from_args,
 )
+from arena.cli.games import game_spec
 from arena.cli.match_report import plural
 from arena.games.registry import UnknownGameError
 from arena.hosting.faults import SeatStatus
@@ -116,7 +117,7 @@ def _run(args: argparse.Namespace) -> int:
         raise SettingsError(f"--every must be at least 1, got {args.every}")
     plugins = plugins_from_args(args)
     try:
-        spec = plugins.game(f"{args.game}/{args.rules}")
+        spec = game_spec(plugins, args.game, args.rules)
     except UnknownGameError as error:  # a LookupError: made a usage error (exit 2)
         raise SettingsError(str(error)) from None
     if not spec.min_seats <= 2 <= spec.max_seats:

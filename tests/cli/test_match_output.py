@@ -99,3 +99,36 @@ def test_plural() -> None:
     assert plural(2, "game") == "2 games"
     assert plural(0, "bot") == "0 bots"
     assert plural(3, "match", "matches") == "3 matches"
+
+
+@pytest.mark.parametrize("command", ["match", "sprt"])
+def test_an_unknown_game_family_names_the_families(
+    capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    extra = ["--elo0", "0", "--elo1", "10"] if command == "sprt" else []
+    status, _, err = arena(capsys, command, "greedy", "random", "--game", "gin", *extra)
+    assert status == 2
+    assert "unknown game family 'gin' for --game: the families are gin-rummy, rummy" in err
+    status, _, err = arena(capsys, command, "greedy", "random", "--rules", "fast", *extra)
+    assert status == 2
+    assert "unknown rules 'fast' for gin-rummy: --rules takes classic, standard" in err
+
+
+def test_cards_run_together_get_a_hint_about_spaces(capsys: pytest.CaptureFixture[str]) -> None:
+    status = main(["gin", "analyze", "7H8H", "9H", "TH"])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert "not a card: '7H8H'" in err and "put spaces between cards" in err
+    assert err.count("\n") == 1  # one line
+
+
+@pytest.mark.parametrize("command", ["match", "sprt", "play", "check"])
+def test_help_shows_the_time_control_defaults(
+    capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    text = " ".join(capsys.readouterr().out.split())  # argparse wraps lines
+    for option, default in (("decision", 1000), ("bank", 10000), ("startup", 10000)):
+        described = text.split(f" --{option}-ms ")[-1].split(" --")[0]  # its help text
+        assert f"(default {default}" in described, option
