@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import sys
 import time
@@ -52,7 +53,11 @@ def test_a_scripted_session_in_the_terminal(tmp_path: Path) -> None:
     )
     out = run.stdout
     assert run.returncode == 0, run.stderr
-    assert "against random: 1 single hand(s)" in out
+    assert "against random: 1 single hand." in out
+    # After each draw from the stock, the card drawn is named, and it is in the hand shown.
+    drawn = re.findall(r"you drew (\S\S) from the stock\n(?:.*\n)*?  your hand by suit: (.*)", out)
+    assert drawn, "a draw from the stock names its card"
+    assert all(card in hand.split() for card, hand in drawn)
     assert "your hand by suit:" in out and "by rank:" in out
     assert "best melds:" in out and "deadwood" in out
     assert "discard pile: top" in out and "stock 31 cards" in out
