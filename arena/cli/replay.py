@@ -30,15 +30,23 @@ def register(commands: Any) -> None:
         metavar="N",
         help="what seat N saw: its hand and view at each decision, its choice, time and comment",
     )
-    parser.add_argument("--game", type=int, metavar="G", help="only game G (numbered from 0)")
     parser.add_argument(
-        "--hand", type=int, metavar="K", help="only hand K of each game (numbered from 0)"
+        "--game", type=int, metavar="G", help="only game G (numbered from 1, as listed)"
+    )
+    parser.add_argument(
+        "--hand", type=int, metavar="K", help="only hand K of each game (numbered from 1)"
     )
     add_plugin_options(parser)  # a plugin's game is read back through its plugin
     parser.set_defaults(run=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
+    # Games and hands are shown from 1 (as arena play and arena match show them); the
+    # records count from 0.
+    if args.game is not None:
+        args.game -= 1
+    if args.hand is not None:
+        args.hand -= 1
     narrowed = args.seat is not None or args.game is not None or args.hand is not None
     if args.verify and narrowed:
         raise ReplayError("--verify checks the whole replay: it takes no --seat, --game or --hand")
@@ -105,19 +113,19 @@ def _print_record(
             for i, p in enumerate(record["players"])
         )
         print(
-            f"match {record['match_id']}: {record['game_id']}, seed {record['seed']}, {record['games']} game(s), faults: {record['fault_policy']}"
+            f"match {record['match_id']}: {record['game_id']}, seed {record['seed']}, {record['games']} game{'s' * (record['games'] != 1)}, faults: {record['fault_policy']}"
         )
         print(f"  {players}")
     elif kind == "game":
-        print(f"\ngame {record['game']} (seed {record['seed']})")
+        print(f"\ngame {record['game'] + 1} (seed {record['seed']})")
     elif kind == "deal":
         deal = deals.get((record["game"], record["hand"]))
         if deal is None:  # the engine could not re-play the game this far
             print(
-                f"  hand {record['hand']}: {names[record['dealer']]} deals (run --verify: the engine disagrees)"
+                f"  hand {record['hand'] + 1}: {names[record['dealer']]} deals (run --verify: the engine disagrees)"
             )
             return
-        print(f"  hand {record['hand']}: {names[record['dealer']]} deals; upcard {deal.upcard}")
+        print(f"  hand {record['hand'] + 1}: {names[record['dealer']]} deals; upcard {deal.upcard}")
         for seat, cards in enumerate(deal.hands):
             print(f"    seat {seat} holds {' '.join(cards) or 'nothing (out of the game)'}")
     elif kind == "action":
@@ -135,7 +143,7 @@ def _print_record(
         result = record["result"]
         winner = "nobody" if result["winner"] is None else names[result["winner"]]
         print(
-            f"  hand {record['hand']} ends: {result['termination']}, {winner} scores {result['points']}"
+            f"  hand {record['hand'] + 1} ends: {result['termination']}, {winner} scores {result['points']}"
         )
         for seat, info in enumerate(result["seats"]):
             melds = " ".join(info["melds"]) or "-"
@@ -148,7 +156,7 @@ def _print_record(
     elif kind == "game_end":
         winner = "nobody" if record["winner"] is None else names[record["winner"]]
         print(
-            f"game {record['game']} over ({record['reason']}): scores {record['scores']}, winner {winner}"
+            f"game {record['game'] + 1} over ({record['reason']}): scores {record['scores']}, winner {winner}"
         )
     elif kind == "match_end":
         bots = record["result"]["bots"]
