@@ -17,6 +17,8 @@ def game_spec(plugins: PluginSet, family: str, rules: str) -> GameSpec:
     for game_id in ids:
         name, _, preset = game_id.partition("/")
         families.setdefault(name, []).append(preset)
+    if plugins.problems and f"{family}/{rules}" not in ids:
+        plugins.game(f"{family}/{rules}")  # its error names the broken plugins too
     if family not in families:
         raise SettingsError(
             f"unknown game family {family!r} for --game: the families are "
