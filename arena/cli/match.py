@@ -135,7 +135,7 @@ def _banner(args: argparse.Namespace, game_id: str, names: list[str]) -> str:
 
 
 def _with_elo(summary: dict[str, Any], result: MatchResult) -> dict[str, Any]:
-    """Two bots: the first one's Elo difference, its 95% error and LOS (null if undefined)."""
+    """Two bots: the first one's Elo difference, its 95% interval and LOS (null if undefined)."""
     if len(result.seats) == 2 and result.games:
         elo = elo_summary(result.wins(0), result.losses(0), result.draws(0))
         summary["elo"] = {
@@ -169,8 +169,9 @@ def _print_table(result: MatchResult) -> None:
         )
     for record in result.seats:
         for fault in record.faults:
+            when = f"game {fault.game + 1}" if fault.game >= 0 else "before the first game"
             print(
-                f"fault: {record.name} game {fault.game}: {fault.status.value}: {fault.reason} -> {fault.consequence}"
+                f"fault: {record.name} {when}: {fault.status.value}: {fault.reason} -> {fault.consequence}"
             )
     elo = elo_text(result)
     if elo:

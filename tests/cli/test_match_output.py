@@ -132,3 +132,22 @@ def test_help_shows_the_time_control_defaults(
     for option, default in (("decision", 1000), ("bank", 10000), ("startup", 10000)):
         described = text.split(f" --{option}-ms ")[-1].split(" --")[0]  # its help text
         assert f"(default {default}" in described, option
+
+
+def test_faults_name_the_game_as_the_lines_do(capsys: pytest.CaptureFixture[str]) -> None:
+    # Nothing listens on port 9 (discard) here: the bot never starts.
+    status, out, _ = arena(
+        capsys,
+        "match",
+        "grpc://127.0.0.1:9",
+        "random",
+        "--games",
+        "1",
+        "--startup-ms",
+        "1000",
+        "--in-process",  # random starts at once
+    )
+    assert status == 0
+    fault = next(line for line in out.splitlines() if line.startswith("fault: "))
+    assert "before the first game: start_failed" in fault
+    assert "Finished game 1 (grpc://127.0.0.1:9 vs random): 0-1" in out
