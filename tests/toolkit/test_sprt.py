@@ -508,7 +508,9 @@ def test_a_crashing_bot_stops_the_test_with_exit_1(
     finally:
         sys.modules.pop("sprt_crasher_plugin", None)
     assert status == 1
-    assert out.startswith("stopped: NEW sprt-crasher: crashed: ")
+    lines = out.splitlines()
+    assert lines[0].startswith("SPRT sprt-crasher vs random: ")  # it started
+    assert lines[1].startswith("stopped: NEW sprt-crasher: crashed: ")  # no pair counted
     assert "0 pairs" in out
 
 
