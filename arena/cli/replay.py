@@ -60,7 +60,8 @@ def _run(args: argparse.Namespace) -> int:
         for problem in problems:
             print(f"{args.file}: {problem}")
         if problems:
-            print(f"{args.file}: {len(problems)} disagreement(s) with the engine")
+            count = len(problems)
+            print(f"{args.file}: {count} disagreement{'s' * (count != 1)} with the engine")
             return 1
         print(f"{args.file}: verified, the engine agrees with every record")
         return 0
