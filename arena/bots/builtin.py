@@ -1,15 +1,23 @@
-"""The baseline bots: ``random`` (any game), ``greedy`` (Gin Rummy), ``greedy-rummy``."""
+"""The baseline bots: ``random`` (any game), ``greedy`` and ``simple`` (Gin Rummy),
+``greedy-rummy``."""
 
 from __future__ import annotations
 
 import random
 from typing import Any, ClassVar
 
-from arena.policies import greedy_gin, greedy_rummy, random_gin
+from arena.policies import SimpleGinPolicy, greedy_gin, greedy_rummy, random_gin
 from arena.proto import bot_pb2 as pb
 from arena.sdk import Bot, Decision
 
-__all__ = ["BUILTIN_BOTS", "GreedyBot", "GreedyRummyBot", "PolicyBot", "RandomBot"]
+__all__ = [
+    "BUILTIN_BOTS",
+    "GreedyBot",
+    "GreedyRummyBot",
+    "PolicyBot",
+    "RandomBot",
+    "SimpleBot",
+]
 
 
 class PolicyBot(Bot):
@@ -48,6 +56,30 @@ class GreedyBot(PolicyBot):
     policy = staticmethod(greedy_gin)
 
 
+class SimpleBot(PolicyBot):
+    """The EAAI Gin Rummy challenge's SimpleGinRummyPlayer: takes the face-up card
+    into any meld, discards to least deadwood (ties at random), knocks at once.
+
+    Its policy remembers things within a hand (``arena.policies.simple_gin``), so
+    each match gets a fresh one and each hand starts it afresh."""
+
+    name = "simple"
+
+    def __init__(self, seed: int = 0) -> None:
+        super().__init__(seed)
+        self.player = SimpleGinPolicy()
+
+    def on_match_start(self, message: pb.MatchStart) -> None:
+        super().on_match_start(message)
+        self.player = SimpleGinPolicy()
+
+    def on_hand_start(self, message: pb.HandStart) -> None:
+        self.player.new_hand()
+
+    def decide(self, decision: Decision) -> Any:
+        return self.player(decision.observation, decision.legal_actions, self.rng)
+
+
 class GreedyRummyBot(PolicyBot):
     """Basic Rummy: melds and lays off at once, sheds its highest cards."""
 
@@ -59,5 +91,6 @@ class GreedyRummyBot(PolicyBot):
 BUILTIN_BOTS: dict[str, type[Bot]] = {
     "random": RandomBot,
     "greedy": GreedyBot,
+    "simple": SimpleBot,
     "greedy-rummy": GreedyRummyBot,
 }

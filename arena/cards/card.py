@@ -99,6 +99,11 @@ class Card:
         raw = text.strip()
         if len(raw) < 2:
             raise CardParseError(f"not a card: {text!r} (expected rank then suit, like 7H or TS)")
+        if len(raw) > 3 or " " in raw:  # the longest card is 10H: likely cards run together
+            raise CardParseError(
+                f"not a card: {text!r} (a card is a rank then a suit, like 7H or TS; "
+                "put spaces between cards: 7H 8H 9H)"
+            )
         rank_text, suit_text = raw[:-1].upper(), raw[-1]
         # ASCII-only upper-casing: the long s (U+017F) upper-cases to "S".
         suit_letter = _SUIT_SYMBOLS.get(suit_text, suit_text.upper() if suit_text.isascii() else "")

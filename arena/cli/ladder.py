@@ -11,12 +11,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from arena.cli.match_report import plural
 from arena.ladder import LadderConfig, LadderError, load_ladder_config, run_ladder
 from arena.ladder.config import BotEntry
 from arena.ladder.deals import new_deal_secret, predictable_deals_note
 from arena.plugins import load_plugins
 from arena.ratings import DEFAULT_ENV
 from arena.storage import LadderStore
+from arena.storage.ladder_store import ACTIVE
 
 __all__ = ["register"]
 
@@ -111,7 +113,7 @@ def _create(args: argparse.Namespace) -> int:
     note = predictable_deals_note(store)
     store.close()
     print(
-        f"created ladder {config.name} in {path}: {len(config.bots)} bots, {config.schedule.value}"
+        f"created ladder {config.name} in {path}: {plural(len(config.bots), 'bot')}, {config.schedule.value}"
     )
     print(note or f"deals: from a random secret kept in {path} (owner-only)")
     return 0
@@ -162,10 +164,14 @@ def _run(args: argparse.Namespace) -> int:
         except LadderError as error:
             print(f"arena: error: {error}", file=sys.stderr)
             return 1
-        note = f"; {summary.recovered} interrupted match(es) re-run" if summary.recovered else ""
+        note = (
+            f"; {plural(summary.recovered, 'interrupted match', 'interrupted matches')} re-run"
+            if summary.recovered
+            else ""
+        )
         if summary.failed:
             note += f"; {summary.failed} could not be played (recorded as failed)"
-        print(f"{summary.finished} match(es) played{note}", file=sys.stderr)
+        print(f"{plural(summary.finished, 'match', 'matches')} played{note}", file=sys.stderr)
         for line in summary.given_up:
             print(f"arena: {line}", file=sys.stderr)
         if not args.no_leaderboard:
@@ -176,12 +182,16 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _rows(store: LadderStore) -> list[dict[str, Any]]:
+    """Active bots ranked from 1 by mu - 3 sigma; then the others (suspended, disabled,
+    removed), in the same order but without a place: they are not competing now."""
     bots = sorted(
-        store.bots(include_removed=True), key=lambda bot: (-bot.rating.conservative, bot.name)
+        store.bots(include_removed=True),
+        key=lambda bot: (bot.status != ACTIVE, -bot.rating.conservative, bot.name),
     )
+    places = iter(range(1, len(bots) + 1))
     return [
         {
-            "rank": rank,
+            "rank": next(places) if bot.status == ACTIVE else None,
             "name": bot.name,
             "score": round(bot.rating.conservative, 3),
             "mu": round(bot.rating.mu, 3),
@@ -196,20 +206,35 @@ def _rows(store: LadderStore) -> list[dict[str, Any]]:
             "faults": bot.faults,
             "status": bot.status,
         }
-        for rank, bot in enumerate(bots, start=1)
+        for bot in bots
     ]
+
+
+LEGEND = (
+    "mu-3s = mu - 3 sigma: TrueSkill's cautious rating, below the bot's skill with about "
+    "99.9% confidence; the board is sorted by it."
+)
 
 
 def _print_leaderboard(store: LadderStore) -> None:
     rows = _rows(store)
     print(
-        f"{'#':>3} {'bot':<16}{'mu-3s':>8}{'mu':>8}{'sigma':>7}{'matches':>9}{'wins':>6}{'win %':>7}{'faults':>8}  status"
+        f"{'#':>3} {'bot':<16}{'mu-3s':>8}{'mu':>8}{'sigma':>7}{'matches':>9}{'won':>5}{'win %':>7}"
+        f"{'games':>7}{'won':>5}{'faults':>8}  status"
     )
+    resting = [row for row in rows if row["rank"] is None]
     for row in rows:
+        if resting and row is resting[0]:
+            print(
+                f"not ranked now ({plural(len(resting), 'bot')}: suspended, disabled or removed):"
+            )
+        place = "-" if row["rank"] is None else str(row["rank"])
         print(
-            f"{row['rank']:>3} {row['name']:<16}{row['score']:>8.2f}{row['mu']:>8.2f}{row['sigma']:>7.2f}"
-            f"{row['matches']:>9}{row['wins']:>6}{row['win_rate']:>7.1%}{row['faults']:>8}  {row['status']}"
+            f"{place:>3} {row['name']:<16}{row['score']:>8.2f}{row['mu']:>8.2f}{row['sigma']:>7.2f}"
+            f"{row['matches']:>9}{row['wins']:>5}{row['win_rate']:>7.1%}{row['games']:>7}{row['game_wins']:>5}"
+            f"{row['faults']:>8}  {row['status']}"
         )
+    print(LEGEND)
     note = predictable_deals_note(store)
     if note:
         print(note)
@@ -253,7 +278,7 @@ def _history(args: argparse.Namespace) -> int:
             )
         for change in ratings:
             print(
-                f"  unit {change['unit_id']}: place {change['rank']}, mu {change['mu_before']:.2f} -> {change['mu_after']:.2f}, sigma {change['sigma_before']:.2f} -> {change['sigma_after']:.2f}"
+                f"  unit {change['unit_id']}: place {change['rank'] + 1}, mu {change['mu_before']:.2f} -> {change['mu_after']:.2f}, sigma {change['sigma_before']:.2f} -> {change['sigma_after']:.2f}"
             )
     finally:
         store.close()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,8 @@ from arena.cli.common import (
     plugins_from_args,
     time_control_from_args,
 )
+from arena.cli.games import game_spec
+from arena.cli.match_report import GameLines, elo_summary, elo_text, plural
 from arena.hosting.identity import shared_identity_warning
 from arena.hosting.launcher import LaunchSettings, UnstartableBotError
 from arena.plugins import MatchContext
@@ -73,10 +76,10 @@ def _run(args: argparse.Namespace) -> int:
         raise SettingsError(f"--games must be at least 1, got {args.games}")
     seed = seed_or_fresh(args.seed)
     plugins = plugins_from_args(args)
-    spec = plugins.game(f"{args.game}/{args.rules}")
+    spec = game_spec(plugins, args.game, args.rules)
     if not spec.min_seats <= len(args.bots) <= spec.max_seats:
         raise SettingsError(
-            f"{spec.id} is for {spec.min_seats}-{spec.max_seats} bots, got {len(args.bots)}"
+            f"{spec.id} is for {_seat_range(spec.min_seats, spec.max_seats)}, got {len(args.bots)}"
         )
     time_control = time_control_from_args(args)
     policy = FaultPolicy.parse(args.faults)
@@ -110,18 +113,54 @@ def _run(args: argparse.Namespace) -> int:
         context = MatchContext(
             config.match_id, spec.id, [seat.name for seat in seats], replay_path, args.verbose
         )
-        result = play_match(config, seats, plugins.observers(context))
+        observers = plugins.observers(context)
+        if not args.json:
+            print(_banner(args, spec.id, context.players), flush=True)
+            observers = [*observers, GameLines(context.players)]
+        result = play_match(config, seats, observers)
         result.replay_path = str(replay_path) if replay_path else None
     if args.json:
-        print(json.dumps(result.to_json()))
+        print(json.dumps(_with_elo(result.to_json(), result)))
     else:
         _print_table(result)
     return 0
 
 
+def _seat_range(low: int, high: int) -> str:
+    """``2 bots``, ``2-6 bots``."""
+    return plural(high, "bot") if low == high else f"{low}-{high} bots"
+
+
+def _banner(args: argparse.Namespace, game_id: str, names: list[str]) -> str:
+    """The line before the first game: what is played, and how long it may take."""
+    if args.hands:
+        return f"Playing {plural(args.games, 'single hand')} of {game_id}, seed {args.seed}: {' vs '.join(names)}"
+    return (
+        f"Playing {plural(args.games, 'game')} of {game_id}, seed {args.seed}: {' vs '.join(names)}; "
+        "each game runs over several hands to the target score (--hands: single hands)"
+    )
+
+
+def _with_elo(summary: dict[str, Any], result: MatchResult) -> dict[str, Any]:
+    """Two bots: the first one's Elo difference, its 95% interval and LOS (null if undefined)."""
+    if len(result.seats) == 2 and result.games:
+        elo = elo_summary(result.wins(0), result.losses(0), result.draws(0))
+        summary["elo"] = {
+            name: (value if math.isfinite(value) else None)
+            for name, value in (
+                ("difference", elo.elo),
+                ("low95", elo.low),
+                ("high95", elo.high),
+                ("los", elo.los),
+            )
+        }
+    return summary
+
+
 def _print_table(result: MatchResult) -> None:
+    print()
     print(
-        f"{result.game_id}, {len(result.games)} games, seed {result.seed} (--seed {result.seed} plays these deals again), faults: {result.fault_policy}"
+        f"{result.game_id}, {plural(len(result.games), 'game')}, seed {result.seed} (--seed {result.seed} plays these deals again), faults: {result.fault_policy}"
     )
     header = f"{'bot':<16}{'wins':>6}{'losses':>7}{'draws':>6}{'points':>8}{'pts/game':>9}  {'win rate (95% CI)':<22}{'faults':>7}  {'ms/decision (mean, max)':<24} sandbox"
     print(header)
@@ -137,9 +176,13 @@ def _print_table(result: MatchResult) -> None:
         )
     for record in result.seats:
         for fault in record.faults:
+            when = f"game {fault.game + 1}" if fault.game >= 0 else "before the first game"
             print(
-                f"fault: {record.name} game {fault.game}: {fault.status.value}: {fault.reason} -> {fault.consequence}"
+                f"fault: {record.name} {when}: {fault.status.value}: {fault.reason} -> {fault.consequence}"
             )
+    elo = elo_text(result)
+    if elo:
+        print(elo)
     if result.replay_path:
         print(f"replay: {result.replay_path}")
     for level in sorted({record.sandbox for record in result.seats}):

@@ -71,13 +71,19 @@ def register(commands: Any) -> None:
         "--decision-ms",
         type=int,
         default=defaults.decision_ms,
-        help="the bot's free time per decision (you have no clock)",
+        help=f"the bot's free time per decision, ms (default {defaults.decision_ms}; you have no clock)",
     )
     parser.add_argument(
-        "--bank-ms", type=int, default=defaults.bank_ms, help="the bot's time bank per game"
+        "--bank-ms",
+        type=int,
+        default=defaults.bank_ms,
+        help=f"the bot's time bank per game, ms (default {defaults.bank_ms})",
     )
     parser.add_argument(
-        "--startup-ms", type=int, default=defaults.startup_ms, help="the bot's start-up time"
+        "--startup-ms",
+        type=int,
+        default=defaults.startup_ms,
+        help=f"the bot's start-up time, ms (default {defaults.startup_ms})",
     )
     add_plugin_options(parser)
     parser.set_defaults(run=_run)

@@ -31,15 +31,23 @@ def register(commands: Any) -> None:
         metavar="N",
         help="what seat N saw: its hand and view at each decision, its choice, time and comment",
     )
-    parser.add_argument("--game", type=int, metavar="G", help="only game G (numbered from 0)")
     parser.add_argument(
-        "--hand", type=int, metavar="K", help="only hand K of each game (numbered from 0)"
+        "--game", type=int, metavar="G", help="only game G (numbered from 1, as listed)"
+    )
+    parser.add_argument(
+        "--hand", type=int, metavar="K", help="only hand K of each game (numbered from 1)"
     )
     add_plugin_options(parser)  # a plugin's game is read back through its plugin
     parser.set_defaults(run=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
+    # Games and hands are shown from 1 (as arena play and arena match show them); the
+    # records count from 0.
+    if args.game is not None:
+        args.game -= 1
+    if args.hand is not None:
+        args.hand -= 1
     narrowed = args.seat is not None or args.game is not None or args.hand is not None
     if args.verify and narrowed:
         raise ReplayError("--verify checks the whole replay: it takes no --seat, --game or --hand")
@@ -56,7 +64,8 @@ def _run(args: argparse.Namespace) -> int:
         if seed.status is not RevealCheck.MISMATCH:  # a mismatch is among the problems
             print(f"{args.file}: {seed}")
         if problems:
-            print(f"{args.file}: {len(problems)} disagreement(s) with the engine")
+            count = len(problems)
+            print(f"{args.file}: {count} disagreement{'s' * (count != 1)} with the engine")
             return 1
         print(f"{args.file}: verified, the engine agrees with every record")
         return 0
@@ -110,24 +119,24 @@ def _print_record(
         )
         seed = record.get("seed", "not revealed")
         print(
-            f"match {record['match_id']}: {record['game_id']}, seed {seed}, {record['games']} game(s), faults: {record['fault_policy']}"
+            f"match {record['match_id']}: {record['game_id']}, seed {seed}, {record['games']} game{'s' * (record['games'] != 1)}, faults: {record['fault_policy']}"
         )
         print(f"  {players}")
     elif kind == "game":
-        print(f"\ngame {record['game']} (seed {record.get('seed', 'not revealed yet')})")
+        print(f"\ngame {record['game'] + 1} (seed {record.get('seed', 'not revealed yet')})")
     elif kind == "deal":
         deal = deals.get((record["game"], record["hand"]))
         if deal is None and "deck" not in record:  # the match is not over
             print(
-                f"  hand {record['hand']}: {names[record['dealer']]} deals (cards not revealed yet)"
+                f"  hand {record['hand'] + 1}: {names[record['dealer']]} deals (cards not revealed yet)"
             )
             return
         if deal is None:  # the engine could not re-play the game this far
             print(
-                f"  hand {record['hand']}: {names[record['dealer']]} deals (run --verify: the engine disagrees)"
+                f"  hand {record['hand'] + 1}: {names[record['dealer']]} deals (run --verify: the engine disagrees)"
             )
             return
-        print(f"  hand {record['hand']}: {names[record['dealer']]} deals; upcard {deal.upcard}")
+        print(f"  hand {record['hand'] + 1}: {names[record['dealer']]} deals; upcard {deal.upcard}")
         for seat, cards in enumerate(deal.hands):
             print(f"    seat {seat} holds {' '.join(cards) or 'nothing (out of the game)'}")
     elif kind == "action":
@@ -145,7 +154,7 @@ def _print_record(
         result = record["result"]
         winner = "nobody" if result["winner"] is None else names[result["winner"]]
         print(
-            f"  hand {record['hand']} ends: {result['termination']}, {winner} scores {result['points']}"
+            f"  hand {record['hand'] + 1} ends: {result['termination']}, {winner} scores {result['points']}"
         )
         for seat, info in enumerate(result["seats"]):
             melds = " ".join(info["melds"]) or "-"
@@ -158,7 +167,7 @@ def _print_record(
     elif kind == "game_end":
         winner = "nobody" if record["winner"] is None else names[record["winner"]]
         print(
-            f"game {record['game']} over ({record['reason']}): scores {record['scores']}, winner {winner}"
+            f"game {record['game'] + 1} over ({record['reason']}): scores {record['scores']}, winner {winner}"
         )
     elif kind == "match_end":
         bots = record["result"]["bots"]

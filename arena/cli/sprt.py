@@ -33,6 +33,8 @@ from arena.cli.common import (
     plugins_from_args,
     time_control_from_args,
 )
+from arena.cli.games import game_spec
+from arena.cli.match_report import plural
 from arena.games.registry import UnknownGameError
 from arena.hosting.faults import SeatStatus
 from arena.hosting.launcher import HostedBot, LaunchSettings
@@ -123,11 +125,11 @@ def _run(args: argparse.Namespace) -> int:
         raise SettingsError(f"--every must be at least 1, got {args.every}")
     plugins = plugins_from_args(args)
     try:
-        spec = plugins.game(f"{args.game}/{args.rules}")
+        spec = game_spec(plugins, args.game, args.rules)
     except UnknownGameError as error:  # a LookupError: made a usage error (exit 2)
         raise SettingsError(str(error)) from None
     if not spec.min_seats <= 2 <= spec.max_seats:
-        raise SettingsError(f"{spec.id} is for {spec.min_seats}-{spec.max_seats} players, not 2")
+        raise SettingsError(f"{spec.id} is for {_players(spec.min_seats, spec.max_seats)}, not 2")
     time_control = time_control_from_args(args)
     policy = FaultPolicy.parse(args.faults)
     settings = LaunchSettings(
@@ -149,6 +151,8 @@ def _run(args: argparse.Namespace) -> int:
         for role, bot in zip(("NEW", "OLD"), hosted, strict=True):
             if bot.start_fault is not None:
                 aborted = f"{role} {bot.name} did not start: {bot.start_fault.reason}"
+        if not args.json and not aborted:
+            print(_banner(args, test, names), flush=True)
         while not aborted and test.verdict is Verdict.CONTINUE and test.pairs < args.max_pairs:
             seed = pair_seed(args.seed, test.pairs)
             pair_score = 0.0
@@ -186,7 +190,7 @@ def _run(args: argparse.Namespace) -> int:
             if not args.json and (
                 test.pairs % args.every == 0 or test.verdict is not Verdict.CONTINUE
             ):
-                print(_progress(test), flush=True)
+                print(_progress(test, args.max_pairs), flush=True)
     elapsed = time.perf_counter() - started
     if args.json:
         print(json.dumps(_summary(args, test, names, faults, aborted, elapsed)))
@@ -195,6 +199,10 @@ def _run(args: argparse.Namespace) -> int:
     if aborted:
         return EXIT_ABORTED
     return EXIT_INCONCLUSIVE if test.verdict is Verdict.CONTINUE else EXIT_DECIDED
+
+
+def _players(low: int, high: int) -> str:
+    return plural(high, "player") if low == high else f"{low}-{high} players"
 
 
 def _seats(bots: list[HostedBot]) -> list[Seat]:
@@ -212,12 +220,46 @@ def _new_score(result: MatchResult, new_seat: int) -> float:
     return 1.0 if game.winner == new_seat else 0.0
 
 
-def _progress(test: SequentialTest) -> str:
+def _banner(args: argparse.Namespace, test: SequentialTest, names: list[str]) -> str:
+    """The line before the first pair: what is tested, and how long it may run."""
+    return (
+        f"SPRT {names[0]} vs {names[1]}: H0 elo {args.elo0:g}, H1 elo {args.elo1:g}, "
+        f"LLR bounds [{test.lower:+.3f}, {test.upper:+.3f}]. It plays pairs until a bound is "
+        f"crossed, which can take hundreds of pairs or thousands when elo1 - elo0 is small; "
+        f"--max-pairs {args.max_pairs} stops it undecided ({2 * args.max_pairs} games)."
+    )
+
+
+def pairs_left(test: SequentialTest) -> int | None:
+    """A rough guess at the pairs still to play: the LLR has moved ``llr / pairs`` a
+    pair so far; at that pace, how many more to reach the bound it heads for.  None
+    while it has not moved."""
+    if test.pairs == 0 or test.llr == 0.0:
+        return None
+    pace = test.llr / test.pairs
+    distance = (test.upper if pace > 0 else test.lower) - test.llr
+    return max(0, math.ceil(distance / pace))
+
+
+def _progress(test: SequentialTest, max_pairs: int) -> str:
     games = 2 * test.pairs
     counts = " ".join(str(count) for count in test.counts)
+    room = max_pairs - test.pairs
+    guess = pairs_left(test)
+    if test.verdict is not Verdict.CONTINUE:
+        left = "decided"
+    elif room == 0:
+        left = "--max-pairs reached"
+    elif guess is None:
+        left = f"pairs left: unknown (at most {room}, --max-pairs)"
+    elif guess > room:
+        left = f"~{guess} pairs to a bound at this pace; --max-pairs stops it in {room}"
+    else:
+        left = f"~{guess} pairs left at this pace"
     return (
         f"pairs {test.pairs:>5}  score {test.score:g}/{games} ({test.score / games:.1%})  "
-        f"pentanomial [{counts}]  LLR {test.llr:+.3f}  bounds [{test.lower:+.3f}, {test.upper:+.3f}]"
+        f"pentanomial [{counts}]  LLR {test.llr:+.3f}  bounds [{test.lower:+.3f}, {test.upper:+.3f}]  "
+        f"{left}"
     )
 
 

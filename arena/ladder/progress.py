@@ -26,9 +26,10 @@ class Progress:
             filled = int(share * self.width)
             bar = "#" * filled + "." * (self.width - filled)
             eta = elapsed / done * (self.total - done) if done else 0.0
-            line = f"[{bar}] {done}/{self.total} matches, {elapsed:4.0f}s, ETA {eta:4.0f}s"
+            noun = "match" if self.total == 1 else "matches"
+            line = f"[{bar}] {done}/{self.total} {noun}, {elapsed:4.0f}s, ETA {eta:4.0f}s"
         else:
-            line = f"{done} matches, {elapsed:4.0f}s"
+            line = f"{done} {'match' if done == 1 else 'matches'}, {elapsed:4.0f}s"
         if note:
             line += f"  {note}"
         if self.tty:

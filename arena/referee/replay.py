@@ -215,13 +215,13 @@ def verify_replay(path: Path, find: GameLookup = find_game) -> list[Disagreement
     for line, record in enumerate(records[1:], start=2):
         kind = record["type"]
         if kind == "game":
-            number = record["game"]
+            number = record["game"]  # as recorded, from 0; messages count from 1
             table = None
             finished = []
             if "seed" not in record:
                 problems.append(
                     Disagreement(
-                        line, f"game {number}: no seed: the replay stops before it is revealed"
+                        line, f"game {number + 1}: no seed: the replay stops before it is revealed"
                     )
                 )
                 continue
@@ -232,7 +232,8 @@ def verify_replay(path: Path, find: GameLookup = find_game) -> list[Disagreement
             if table.deck() != record.get("deck"):
                 problems.append(
                     Disagreement(
-                        line, f"game {number} hand {record['hand']}: deck differs from the seed's"
+                        line,
+                        f"game {number + 1} hand {record['hand'] + 1}: deck differs from the seed's",
                     )
                 )
         elif kind == "action":
@@ -257,13 +258,15 @@ def verify_replay(path: Path, find: GameLookup = find_game) -> list[Disagreement
                 problems.append(
                     Disagreement(
                         line,
-                        f"hand {record['hand']} of game {number}: result differs from the engine's",
+                        f"hand {record['hand'] + 1} of game {number + 1}: result differs from the engine's",
                     )
                 )
         elif kind == "game_end" and not record["reason"].startswith("forfeit"):
             if not table.is_terminal():
                 problems.append(
-                    Disagreement(line, f"game {number} ended in the replay but not in the engine")
+                    Disagreement(
+                        line, f"game {number + 1} ended in the replay but not in the engine"
+                    )
                 )
                 continue
             outcome = table.outcome()
@@ -271,7 +274,7 @@ def verify_replay(path: Path, find: GameLookup = find_game) -> list[Disagreement
                 problems.append(
                     Disagreement(
                         line,
-                        f"game {number}: engine scores {list(outcome.scores)} winner {outcome.winner}, replay {record['scores']} winner {record['winner']}",
+                        f"game {number + 1}: engine scores {list(outcome.scores)} winner {outcome.winner}, replay {record['scores']} winner {record['winner']}",
                     )
                 )
     if records[-1]["type"] != "match_end":

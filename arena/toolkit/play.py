@@ -87,6 +87,9 @@ class HumanPlayer(Bot):
         self.output = output
         self.seat = 0
         self.players: list[str] = ["you", "bot"]
+        # The hand held at the last draw decision: the stock card drawn since is the
+        # one new card (the referee tells no seat what came off the stock).
+        self._before_draw: CardSet | None = None
 
     # lifecycle ------------------------------------------------------------------
 
@@ -100,14 +103,14 @@ class HumanPlayer(Bot):
         self.seat = message.seat
         self.players = list(message.players)
         opponent = self.players[1 - self.seat]
-        what = (
-            f"{message.games} single hand(s)" if message.hands_only else f"{message.games} game(s)"
-        )
+        count = message.games
+        what = f"{count} {'single hand' if message.hands_only else 'game'}{'s' * (count != 1)}"
         self.say(f"Gin Rummy ({message.game_id}) against {opponent}: {what}.")
         self.say("At each prompt type a move's number or its text (e.g. 'discard 7H');")
         self.say("'?' shows the forms, 'quit' gives up.")
 
     def on_hand_start(self, message: pb.HandStart) -> None:
+        self._before_draw = None
         self.say()
         self.say(
             f"=== game {message.game_number + 1}, hand {message.hand_number + 1}: "
@@ -210,6 +213,13 @@ class HumanPlayer(Bot):
         say()
         for event in events:
             say(f"  {event_text(event, self.who)}")
+        if phase in (gin.Phase.FIRST_UPCARD, gin.Phase.DRAW, gin.Phase.LAST_DISCARD):
+            self._before_draw = observation.hand
+        elif phase is gin.Phase.DISCARD and self._before_draw is not None:
+            new = observation.hand - self._before_draw
+            if len(new) == 1 and observation.forbidden_discard not in new:
+                say(f"  you drew {next(iter(new))} from the stock")
+            self._before_draw = None
         opponent = 1 - self.seat
         limit = "gin only" if observation.knock_limit == 0 else str(observation.knock_limit)
         doubled = ", doubled" if observation.doubled else ""

@@ -51,23 +51,26 @@ def check_selection(
     game: int | None,
     hand: int | None,
 ) -> None:
-    """``SelectionError`` (one line) unless the replay has that seat, game and hand."""
+    """``SelectionError`` (one line) unless the replay has that seat, game and hand.
+
+    ``game`` and ``hand`` count from 0, as the records do; the messages count games
+    and hands from 1, as every listing shows them (``arena play``, ``arena replay``)."""
     seats = len(records[0].get("players", []))
     if seat is not None and not 0 <= seat < seats:
         raise SelectionError(f"--seat {seat}: {path} has seats {_span(range(seats))}")
     games = [record["game"] for record in records if record["type"] == "game"]
     if game is not None and game not in games:
-        raise SelectionError(f"--game {game}: {path} has games {_span(games)}")
+        raise SelectionError(f"--game {game + 1}: {path} has games {_span([g + 1 for g in games])}")
     if hand is not None:
         deals = [
-            record["hand"]
+            record["hand"] + 1
             for record in records
             if record["type"] == "deal" and (game is None or record["game"] == game)
         ]
-        if hand not in deals:
-            where = f"game {game}" if game is not None else "no game of the replay"
-            has = f"has hands {_span(deals)}" if game is not None else f"has a hand {hand}"
-            raise SelectionError(f"--hand {hand}: {where} {has} ({path})")
+        if hand + 1 not in deals:
+            where = f"game {game + 1}" if game is not None else "no game of the replay"
+            has = f"has hands {_span(deals)}" if game is not None else f"has a hand {hand + 1}"
+            raise SelectionError(f"--hand {hand + 1}: {where} {has} ({path})")
 
 
 def seat_view(
@@ -216,7 +219,7 @@ class _View:
         elif kind == "game_end":
             winner = "nobody" if record["winner"] is None else self.who(record["winner"])
             if self.only_hand is None or self.shown:
-                yield f"game {record['game']} over ({record['reason']}): scores {record['scores']}, winner {winner}"
+                yield f"game {record['game'] + 1} over ({record['reason']}): scores {record['scores']}, winner {winner}"
             self.table = None
 
     def start_game(self, record: dict[str, Any]) -> Iterator[str]:
@@ -228,14 +231,15 @@ class _View:
         self.table = table_for_game(self.spec, self.header_record, record)
         self.ends = []
         yield ""
-        yield f"game {self.number} (seed {record['seed']})"
+        yield f"game {self.number + 1} (seed {record['seed']})"
 
     def deal(self, line: int, record: dict[str, Any]) -> Iterator[str]:
         table = self.table
         table.hand_started()
         if table.hand_number != record["hand"]:
             raise self.disagree(
-                line, f"the replay deals hand {record['hand']}, the engine hand {table.hand_number}"
+                line,
+                f"the replay deals hand {record['hand'] + 1}, the engine hand {table.hand_number + 1}",
             )
         self.hand = table.game.hand
         self.printed = 0
@@ -245,7 +249,7 @@ class _View:
         if self.shown:
             scores = "-".join(str(score) for score in start.scores)
             dealt = " ".join(start.hand) or "no cards (out of the game)"
-            yield f"  hand {record['hand']}: {self.who(start.dealer)} deal{'' if start.dealer == self.seat else 's'}; scores {scores}"
+            yield f"  hand {record['hand'] + 1}: {self.who(start.dealer)} deal{'' if start.dealer == self.seat else 's'}; scores {scores}"
             yield f"    you are dealt {dealt}"
             yield from self.events(acting=None)
 
@@ -339,7 +343,7 @@ class _View:
 
     def hand_end(self, end: pb.HandEnd) -> Iterator[str]:
         winner = f", won by {self.who(end.winner)}" if end.winner >= 0 else ", no winner"
-        yield f"  hand {end.hand_number} ends: {end.termination}{winner}"
+        yield f"  hand {end.hand_number + 1} ends: {end.termination}{winner}"
         for index, seat in enumerate(end.seats):
             melds = " ".join("-".join(meld.cards) for meld in seat.melds) or "-"
             layoffs = " ".join(f"{layoff.card}>{layoff.meld_id}" for layoff in seat.layoffs)

@@ -54,6 +54,7 @@ __all__ = [
     "PAIR_SCORES",
     "REGULARIZATION",
     "EloEstimate",
+    "ScoreInterval",
     "SequentialTest",
     "SprtError",
     "Verdict",
@@ -64,6 +65,7 @@ __all__ = [
     "expected_score",
     "llr",
     "pentanomial",
+    "score_interval",
 ]
 
 PAIR_SCORES: Final = (0.0, 0.5, 1.0, 1.5, 2.0)  # category i: NEW scored i/2 in the pair
@@ -188,20 +190,38 @@ def llr(counts: Sequence[float], elo0: float, elo1: float) -> float:
     return n * sum(pi * math.log(b / a) for pi, a, b in zip(p, q0, q1, strict=True))
 
 
-def elo_estimate(counts: Sequence[float]) -> EloEstimate:
-    """NEW's Elo difference and 95% confidence interval from pentanomial ``counts``."""
+class ScoreInterval(NamedTuple):
+    """NEW's mean score per game (a drawn game counting 1/2) with its 95% interval."""
+
+    score: float
+    low: float
+    high: float
+
+
+def score_interval(counts: Sequence[float]) -> ScoreInterval:
+    """NEW's mean game score and 95% interval from pentanomial ``counts``: the
+    spread is that of pair scores (pairs are the independent draws), not of games.
+    With no spread (every pair scored the same) the ends are NaN."""
     observed = _checked(counts)
     n = sum(observed)
     if n == 0:
-        raise SprtError("no pairs played: no Elo estimate")
+        raise SprtError("no pairs played: no score estimate")
     mean = sum(count * a for count, a in zip(observed, GAME_SCORES, strict=True)) / n
     variance = sum(count * (a - mean) ** 2 for count, a in zip(observed, GAME_SCORES, strict=True))
-    elo = elo_from_score(mean) + 0.0  # + 0.0: no "-0.0"
     if variance == 0.0:
-        return EloEstimate(elo, math.nan, math.nan)
+        return ScoreInterval(mean, math.nan, math.nan)
     error = math.sqrt(variance / n / n)
     low = min(1.0, max(0.0, mean - _Z95 * error))
     high = min(1.0, max(0.0, mean + _Z95 * error))
+    return ScoreInterval(mean, low, high)
+
+
+def elo_estimate(counts: Sequence[float]) -> EloEstimate:
+    """NEW's Elo difference and 95% confidence interval from pentanomial ``counts``."""
+    score, low, high = score_interval(counts)
+    elo = elo_from_score(score) + 0.0  # + 0.0: no "-0.0"
+    if math.isnan(low):
+        return EloEstimate(elo, math.nan, math.nan)
     return EloEstimate(elo, elo_from_score(low) + 0.0, elo_from_score(high) + 0.0)
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -395,7 +397,29 @@ def test_leaderboard_json_is_sorted_by_conservative_score(flow: Flow) -> None:
         assert row["score"] == pytest.approx(row["mu"] - 3 * row["sigma"], abs=0.01)
         assert row["matches"] == 3 and row["status"] == "active"
     text = arena("ladder", "leaderboard", str(flow.db)).stdout.splitlines()
-    assert [line.split()[1] for line in text[1:]] == [row["name"] for row in rows]
+    assert text[-1].startswith("mu-3s = mu - 3 sigma: ")  # the legend
+    assert [line.split()[:2] for line in text[1:-1]] == [
+        [str(place), row["name"]] for place, row in enumerate(rows, start=1)
+    ]
+    header = text[0].split()
+    assert header[5:11] == ["matches", "won", "win", "%", "games", "won"]
+    for line, row in zip(text[1:-1], rows, strict=True):  # matches won, then games won
+        columns = line.split()
+        assert columns[5:7] == [str(row["matches"]), str(row["wins"])]
+        assert columns[8:10] == [str(row["games"]), str(row["game_wins"])]
+
+
+def test_bots_not_playing_are_listed_apart_without_a_place(flow: Flow, tmp_path: Path) -> None:
+    db = tmp_path / "copy.sqlite"
+    shutil.copy(flow.db, db)
+    assert arena("ladder", "disable", str(db), "greedy").returncode == 0
+    rows = json.loads(arena("ladder", "leaderboard", str(db), "--json").stdout)["leaderboard"]
+    assert [row["rank"] for row in rows] == [1, 2, 3, None]
+    assert rows[-1]["name"] == "greedy" and rows[-1]["status"] == "disabled"
+    text = arena("ladder", "leaderboard", str(db)).stdout.splitlines()
+    apart = text.index("not ranked now (1 bot: suspended, disabled or removed):")
+    assert [line.split()[0] for line in text[1:apart]] == ["1", "2", "3"]
+    assert text[apart + 1].split()[:2] == ["-", "greedy"]
 
 
 def test_history(flow: Flow) -> None:
@@ -409,6 +433,8 @@ def test_history(flow: Flow) -> None:
     text = arena("ladder", "history", str(flow.db), "r2").stdout
     assert text.startswith("r2 (random): active")
     assert text.count("  match ") == 3 and text.count("  unit ") == 3
+    places = [int(place) for place in re.findall(r"place (\d+),", text)]
+    assert places and set(places) <= {1, 2}  # places count from 1, as on the leaderboard
 
 
 def test_export_csv_and_json_parse_back(flow: Flow, tmp_path: Path) -> None:

@@ -142,7 +142,8 @@ def test_kill_and_resume(tmp_path: Path, sandbox: str, kill_after: int, delay: f
     assert resumed.returncode == 0, resumed.stderr
     interrupted = at_kill.get("running", 0)
     if interrupted:
-        assert f"{interrupted} interrupted match(es) re-run" in resumed.stderr
+        noun = "interrupted match" if interrupted == 1 else "interrupted matches"
+        assert f"{interrupted} {noun} re-run" in resumed.stderr
 
     # Every scheduled match finished exactly once.
     assert dict(read(db, "SELECT status, COUNT(*) FROM matches GROUP BY status")) == {

@@ -344,7 +344,7 @@ def test_a_plugin_games_replay_is_read_back_through_its_plugin(plugin_dir: Path)
     assert verified.returncode == 0, verified.stdout + verified.stderr
     assert "verified" in verified.stdout
     listed = run_arena("replay", str(replay), "-p", "tp_short", env_path=plugin_dir)
-    assert listed.returncode == 0 and "hand 0: " in listed.stdout, listed.stderr
+    assert listed.returncode == 0 and "hand 1: " in listed.stdout, listed.stderr
     seat = run_arena("replay", str(replay), "--seat", "1", "-p", "tp_short", env_path=plugin_dir)
     assert seat.returncode == 0 and "you" in seat.stdout.lower(), seat.stderr
 

@@ -40,7 +40,9 @@ def replay_of(output: str) -> Path:
     return Path(line.removeprefix("replay: "))
 
 
-def test_a_scripted_session_in_the_terminal(tmp_path: Path) -> None:
+def test_a_scripted_session_in_the_terminal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     # A bad line, a move that is not legal now, then always the first move listed.
     moves = "xyz\ndiscard 2C\n" + "1\n" * 300
     run = subprocess.run(
@@ -53,7 +55,11 @@ def test_a_scripted_session_in_the_terminal(tmp_path: Path) -> None:
     )
     out = run.stdout
     assert run.returncode == 0, run.stderr
-    assert "against random: 1 single hand(s)" in out
+    assert "against random: 1 single hand." in out
+    # After each draw from the stock, the card drawn is named, and it is in the hand shown.
+    drawn = re.findall(r"you drew (\S\S) from the stock\n(?:.*\n)*?  your hand by suit: (.*)", out)
+    assert drawn, "a draw from the stock names its card"
+    assert all(card in hand.split() for card, hand in drawn)
     assert "your hand by suit:" in out and "by rank:" in out
     assert "best melds:" in out and "deadwood" in out
     assert "discard pile: top" in out and "stock 31 cards" in out
@@ -65,6 +71,14 @@ def test_a_scripted_session_in_the_terminal(tmp_path: Path) -> None:
     replay = tmp_path / replay_of(out)
     assert replay.is_file() and replay.parent == tmp_path / "replays"
     assert main(["replay", "--verify", str(replay)]) == 0
+    # arena replay numbers the games and hands as arena play did, from 1
+    played = re.findall(r"=== game (\d+), hand (\d+):", out)
+    assert played == [("1", "1")]
+    capsys.readouterr()
+    assert main(["replay", str(replay), "--game", "1", "--hand", "1"]) == 0
+    listed = capsys.readouterr().out
+    assert re.findall(r"^game (\d+) \(seed", listed, re.M) == ["1"]
+    assert re.findall(r"^  hand (\d+): ", listed, re.M) == ["1"]
     header = next(read_replay(replay))
     assert [player["name"] for player in header["players"]] == ["human", "random"]
 
@@ -82,6 +96,14 @@ def test_end_of_input_forfeits_and_says_so(
     assert "Result: you won 0, random won 1, of 1 game(s)." in out
     replay = replay_of(out)
     assert main(["replay", "--verify", str(replay)]) == 0
+    # arena replay numbers the games and hands as arena play did, from 1
+    played = re.findall(r"=== game (\d+), hand (\d+):", out)
+    assert played == [("1", "1")]
+    capsys.readouterr()
+    assert main(["replay", str(replay), "--game", "1", "--hand", "1"]) == 0
+    listed = capsys.readouterr().out
+    assert re.findall(r"^game (\d+) \(seed", listed, re.M) == ["1"]
+    assert re.findall(r"^  hand (\d+): ", listed, re.M) == ["1"]
     faults = [record for record in read_replay(replay) if record["type"] == "fault"]
     assert faults[0]["status"] == "crashed" and "the player left" in faults[0]["reason"]
 

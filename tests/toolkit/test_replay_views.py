@@ -243,13 +243,13 @@ def test_the_referee_s_stock_draw_after_two_passes_shows_the_card_to_the_drawer(
     )
     assert [r["action"] for r in records if r["type"] == "action"][:2] == ["pass", "pass"]
     non_dealer = 1 - next(r for r in records if r["type"] == "deal")["dealer"]
-    _, lines, _ = arena(capsys, "replay", str(path), "--seat", str(non_dealer), "--game", "0")
+    _, lines, _ = arena(capsys, "replay", str(path), "--seat", str(non_dealer), "--game", "1")
     draw = next(i for i, line in enumerate(lines) if "you draw from the stock" in line)
     card = lines[draw].removeprefix("    you draw from the stock: ")
     assert CARD.fullmatch(card)
     assert lines[draw - 1] == f"    greedy#{1 - non_dealer} passes"
     assert card in lines[draw + 1].split()  # the next decision's hand holds it
-    _, lines, _ = arena(capsys, "replay", str(path), "--seat", str(1 - non_dealer), "--game", "0")
+    _, lines, _ = arena(capsys, "replay", str(path), "--seat", str(1 - non_dealer), "--game", "1")
     assert f"    greedy#{non_dealer} draws from the stock" in lines
 
 
@@ -257,13 +257,15 @@ def test_one_hand_of_every_game(
     gin: tuple[Path, list[dict[str, Any]]], capsys: pytest.CaptureFixture[str]
 ) -> None:
     path, records = gin
-    status, lines, _ = arena(capsys, "replay", str(path), "--seat", "0", "--hand", "1")
+    # Hands and games are numbered from 1 on the command line and in the listing (as in
+    # arena play); the records count from 0.
+    status, lines, _ = arena(capsys, "replay", str(path), "--seat", "0", "--hand", "2")
     assert status == 0
     expected = [r["action"] for g, h, r in with_hands(records) if h == 1 and r["seat"] == 0]
     assert [c[0] for c in chosen(lines)] == expected
     assert [line.split(":")[0] for line in lines if re.match(r"^  hand \d+", line)] == [
-        "  hand 1",
-        "  hand 1 ends",
+        "  hand 2",
+        "  hand 2 ends",
     ] * len({g for g, h, _ in with_hands(records) if h == 1})
 
 
@@ -272,7 +274,7 @@ def test_one_hand_of_one_game(
 ) -> None:
     path, records = gin
     status, lines, _ = arena(
-        capsys, "replay", str(path), "--seat", "1", "--game", "1", "--hand", "0"
+        capsys, "replay", str(path), "--seat", "1", "--game", "2", "--hand", "1"
     )
     assert status == 0
     expected = [
@@ -280,7 +282,7 @@ def test_one_hand_of_one_game(
     ]
     assert [c[0] for c in chosen(lines)] == expected
     assert [line for line in lines if line.startswith("game ")] == [
-        next(line for line in lines if line.startswith("game 1 (seed "))
+        next(line for line in lines if line.startswith("game 2 (seed "))
     ]
 
 
@@ -288,7 +290,7 @@ def test_the_plain_listing_narrows_to_a_hand(
     gin: tuple[Path, list[dict[str, Any]]], capsys: pytest.CaptureFixture[str]
 ) -> None:
     path, records = gin
-    status, lines, _ = arena(capsys, "replay", str(path), "--game", "0", "--hand", "1")
+    status, lines, _ = arena(capsys, "replay", str(path), "--game", "1", "--hand", "2")
     assert status == 0
     actions = [
         line for line in lines if re.match(r"^\s+(commenter|random): ", line) and "[" in line
@@ -307,7 +309,8 @@ def test_the_plain_listing_narrows_to_a_hand(
         (["--seat", "-1"], "--seat -1"),
         (["--seat", "0", "--hand", "99"], "--hand 99"),
         (["--seat", "0", "--game", "7"], "--game 7"),
-        (["--seat", "0", "--game", "0", "--hand", "40"], "--hand 40"),
+        (["--seat", "0", "--game", "1", "--hand", "40"], "--hand 40"),
+        (["--seat", "0", "--game", "0"], "--game 0"),
         (["--hand", "99"], "--hand 99"),
         (["--verify", "--seat", "0"], "--verify"),
     ],

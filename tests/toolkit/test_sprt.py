@@ -38,6 +38,7 @@ from arena.toolkit.sprt import (
     expected_score,
     llr,
     pentanomial,
+    score_interval,
 )
 
 GOLDEN = (math.sqrt(5) - 1) / 2
@@ -287,6 +288,22 @@ def test_elo_estimate_matches_the_pair_statistics() -> None:
     assert estimate.high == pytest.approx(-400 * math.log10(1 / (m + 1.959964 * se) - 1), abs=1e-3)
 
 
+def test_score_interval_comes_from_the_spread_of_pair_scores() -> None:
+    # Five pairs won 2-0 and five lost 0-2: each pair's two games agree, so there
+    # are ten independent draws, not twenty.  Pair scores (halved) are 0 or 1:
+    # var 1/4, se = sqrt(1/4 / 10) = 0.158, wider than twenty independent games'
+    # sqrt(1/4 / 20) = 0.112.
+    interval = score_interval([5, 0, 0, 0, 5])
+    assert interval.score == 0.5
+    assert interval.high - 0.5 == pytest.approx(1.959964 * math.sqrt(0.25 / 10), abs=1e-6)
+    assert interval.low == pytest.approx(1 - interval.high)
+    # Ten pairs split 1-1: the deal decided every game, no spread to size an interval.
+    split = score_interval([0, 0, 10, 0, 0])
+    assert split.score == 0.5 and math.isnan(split.low) and math.isnan(split.high)
+    with pytest.raises(SprtError, match="no pairs"):
+        score_interval([0, 0, 0, 0, 0])
+
+
 def test_symmetric_counts_estimate_zero_elo_with_a_symmetric_interval() -> None:
     estimate = elo_estimate([2, 7, 30, 7, 2])
     assert estimate.elo == 0.0
@@ -493,7 +510,9 @@ def test_a_crashing_bot_stops_the_test_with_exit_1(
     finally:
         sys.modules.pop("sprt_crasher_plugin", None)
     assert status == 1
-    assert out.startswith("stopped: NEW sprt-crasher: crashed: ")
+    lines = out.splitlines()
+    assert lines[0].startswith("SPRT sprt-crasher vs random: ")  # it started
+    assert lines[1].startswith("stopped: NEW sprt-crasher: crashed: ")  # no pair counted
     assert "0 pairs" in out
 
 
@@ -530,3 +549,38 @@ def test_pair_seeds_are_fresh_one_way_and_revealed_after_the_pair(
     )  # fmt: skip
     again = [next(read_replay(tmp_path / "again" / f"sprt-{p}-new0.jsonl"))["seed"] for p in (0, 1)]
     assert again == seeds
+
+
+def test_progress_says_how_long_the_test_may_run(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = sprt(
+        capsys, "simple", "greedy", "--elo0", "0", "--elo1", "50", "--hands",
+        "--max-pairs", "6", "--every", "2",
+    )  # fmt: skip
+    assert status in (0, 3)
+    lines = out.splitlines()
+    assert lines[0].startswith("SPRT simple vs greedy: H0 elo 0, H1 elo 50")
+    assert "--max-pairs 6 stops it undecided (12 games)" in lines[0]
+    progress = [line for line in lines if line.startswith("pairs ")]
+    assert [int(line.split()[1]) for line in progress][:2] == [2, 4]
+    for line in progress:
+        pairs = int(line.split()[1])
+        tail = line.split("]  ")[-1]
+        if pairs < 6 and "decided" not in tail:  # a guess, and the cap it runs into
+            assert "pairs left" in tail or f"--max-pairs stops it in {6 - pairs}" in tail
+
+
+def test_pairs_left_follows_the_pace_of_the_llr() -> None:
+    from arena.cli.sprt import pairs_left
+
+    test = SequentialTest(0, 50)
+    assert pairs_left(test) is None  # nothing played
+    for score in (2.0, 1.0, 2.0, 1.0):
+        test.add(score)
+    pace = test.llr / 4
+    assert pace > 0
+    assert pairs_left(test) == math.ceil((test.upper - test.llr) / pace)
+    losing = SequentialTest(0, 50)
+    for score in (0.0, 1.0, 0.0):
+        losing.add(score)
+    assert losing.llr < 0
+    assert pairs_left(losing) == math.ceil((losing.lower - losing.llr) / (losing.llr / 3))

@@ -1,0 +1,125 @@
+"""What ``arena match`` prints as games end and after the table: cutechess-style lines.
+
+``Finished game 3 (strong vs greedy): 1-0 {strong reached 100: 112-45, 9 hands}`` as
+each game ends, and for two bots the Elo difference with its 95% error and the
+likelihood of superiority (LOS) at the end, from the games' wins, losses and draws.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Sequence
+from typing import Any, NamedTuple, TextIO
+
+from arena.referee.observers import MatchObserver
+from arena.referee.results import MatchResult
+from arena.toolkit.sprt import elo_from_score
+
+__all__ = ["EloSummary", "GameLines", "elo_summary", "game_line", "plural"]
+
+_Z95 = 1.959963984540054
+
+
+def plural(count: int, noun: str, many: str | None = None) -> str:
+    """``1 game``, ``2 games``; ``many`` for irregular plurals."""
+    return f"{count} {noun if count == 1 else many or noun + 's'}"
+
+
+def game_line(record: dict[str, Any], names: Sequence[str]) -> str:
+    """One finished game, from its ``game_end`` record (game numbers shown from 1)."""
+    players = " vs ".join(names)
+    scores = "-".join(str(score) for score in record["scores"])
+    winner = record["winner"]
+    if len(names) == 2:
+        result = {None: "1/2-1/2", 0: "1-0", 1: "0-1"}[winner]
+    else:
+        result = "draw" if winner is None else f"{names[winner]} wins"
+    outcome = "draw" if winner is None else f"{names[winner]} wins"
+    reason = str(record["reason"]).removeprefix("hand: ")
+    hands = plural(record["hands"], "hand")
+    return (
+        f"Finished game {record['game'] + 1} ({players}): {result} "
+        f"{{{outcome}, {reason}; {scores} in {hands}}}"
+    )
+
+
+class GameLines(MatchObserver):
+    """Prints a line as each game ends (two bots: with the running score)."""
+
+    def __init__(self, names: Sequence[str], output: TextIO | None = None) -> None:
+        self.names = list(names)
+        self.output = output or sys.stdout
+        self.tally = [0, 0, 0]  # first bot's wins, losses, draws
+
+    def on_record(self, record: dict[str, Any]) -> None:
+        if record["type"] != "game_end":
+            return
+        line = game_line(record, self.names)
+        if len(self.names) == 2:
+            winner = record["winner"]
+            self.tally[2 if winner is None else winner] += 1
+            wins, losses, draws = self.tally
+            played = wins + losses + draws
+            line += f"  score {wins}-{losses}-{draws} [{(wins + draws / 2) / played:.3f}]"
+        print(line, file=self.output, flush=True)
+
+
+class EloSummary(NamedTuple):
+    """The first bot's Elo difference over the second, its 95% interval, and its LOS."""
+
+    elo: float
+    low: float  # the 95% interval's ends (+-inf past a score of 0 or 1; NaN without spread)
+    high: float
+    los: float  # probability that the first bot is the stronger (draws ignored)
+
+    @property
+    def error(self) -> float:
+        """Half the interval's width: the "+-" of cutechess."""
+        return (self.high - self.low) / 2
+
+
+def elo_summary(wins: int, losses: int, draws: int) -> EloSummary:
+    """Elo from the mean game score, the error from the spread of game scores (the
+    games of a match are independent draws), the LOS from wins against losses."""
+    games = wins + losses + draws
+    if games == 0:
+        return EloSummary(math.nan, math.nan, math.nan, math.nan)
+    score = (wins + 0.5 * draws) / games
+    variance = (wins * (1 - score) ** 2 + losses * score**2 + draws * (0.5 - score) ** 2) / games
+    elo = elo_from_score(score) + 0.0
+    low = high = math.nan
+    if variance > 0.0:
+        margin = _Z95 * math.sqrt(variance / games)
+        low = elo_from_score(max(0.0, score - margin)) + 0.0
+        high = elo_from_score(min(1.0, score + margin)) + 0.0
+    decisive = wins + losses
+    los = 0.5 if decisive == 0 else 0.5 + 0.5 * math.erf((wins - losses) / math.sqrt(2 * decisive))
+    return EloSummary(elo, low, high, los)
+
+
+def _number(value: float) -> str:
+    if math.isnan(value):
+        return "n/a"
+    if math.isinf(value):
+        return "+inf" if value > 0 else "-inf"
+    return f"{value:+.1f}"
+
+
+def elo_text(result: MatchResult) -> str | None:
+    """The line under a two-bot table: Elo difference, its error, LOS, win rate."""
+    if len(result.seats) != 2 or not result.games:
+        return None
+    summary = elo_summary(result.wins(0), result.losses(0), result.draws(0))
+    if math.isnan(summary.error):
+        error = " (no interval: every game scored the same)"
+    elif math.isinf(summary.error):  # a score of 0 or 1 in reach: give both ends
+        error = f" (95%: {_number(summary.low)} .. {_number(summary.high)})"
+    else:
+        error = f" ± {summary.error:.1f} (95%)"
+    rate, low, high = result.win_rate(0)
+    first, second = result.seats[0].name, result.seats[1].name
+    return (
+        f"Elo difference ({first} - {second}): {_number(summary.elo)}{error}, "
+        f"LOS {summary.los:.1%}; {first}'s win rate {rate:.1%} ({low:.1%}-{high:.1%})"
+    )
