@@ -7,7 +7,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from arena.cli import bots, check, demo, gin, ladder, match, play, replay, sprt
+from arena.cli import bots, check, demo, gin, ladder, match, play, replay, sprt, submit
 
 __all__ = ["main"]
 
@@ -26,6 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
     sprt.register(commands)
     check.register(commands)
     play.register(commands)
+    submit.register(commands)
     return parser
 
 

@@ -28,7 +28,8 @@ __all__ = ["ETC_FILES", "SYSTEM_DIRS", "python_import_roots", "runtime_paths", "
 #: The system runtime every bot gets, read-only (links are recreated as links).
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 #: The /etc entries a program may need to start: the dynamic linker's cache and
-#: configuration, name-service switch, time zone, hosts, the alternatives links.
+#: configuration, name-service switch, time zone, hosts, the alternatives links, and
+#: OpenSSL's configuration and CA certificates (Node.js will not start without them).
 ETC_FILES = (
     "ld.so.cache",
     "ld.so.conf",
@@ -37,6 +38,7 @@ ETC_FILES = (
     "localtime",
     "hosts",
     "alternatives",
+    "ssl",
 )
 
 
@@ -49,6 +51,9 @@ def system_binds() -> list[str]:
             args += ["--symlink", os.readlink(path), top]
         elif path.is_dir():
             args += ["--ro-bind", top, top]
+    # Made explicitly searchable: bwrap would create it 0700 for its binds below, and a
+    # bot that has dropped to its own uid could then read none of them.
+    args += ["--perms", "0755", "--dir", "/etc"]
     for name in ETC_FILES:
         path = Path("/etc", name)
         if path.exists():

@@ -12,6 +12,10 @@ GREEDY_DEPTH = "3"
 read_only = ["/opt/models"]         # more paths it may read under bwrap (relative: to this file)
 ```
 
+A submitted bot's manifest may also say ``build = "go build -o bot ."``: the arena runs it
+once, sandboxed, when the bot is submitted (:mod:`arena.submissions`); starting a bot
+ignores it.
+
 Without ``working_directory`` a bot starts in an empty temporary directory, so a
 command that names files next to the manifest needs ``working_directory = "."``.
 """
@@ -35,7 +39,7 @@ RESERVED_ENV_PREFIX = "ARENA_"
 
 _NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_TOP_LEVEL = ("name", "command", "working_directory", "limits", "env", "sandbox")
+_TOP_LEVEL = ("name", "command", "working_directory", "limits", "env", "sandbox", "build")
 _LIMIT_FIELDS = tuple(f.name for f in fields(Limits))
 
 

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.cards import derive_seed
+from arena.hosting.errors import HostingError
+from arena.hosting.sandbox import resolve_level
 from arena.ladder.config import LadderConfig, ScheduleKind
 from arena.ladder.progress import Progress
 from arena.ladder.schedule import Unit, continuous_pick, gauntlet, round_robin
@@ -23,6 +25,7 @@ from arena.ladder.worker import MatchJob, play_job, watch_runner
 from arena.plugins import PluginError, load_plugins
 from arena.ratings import DEFAULT_ENV, RatingEnv
 from arena.storage.ladder_store import LadderStore
+from arena.storage.submissions_store import submitted_bot_names
 
 __all__ = ["LadderError", "RunSummary", "run_ladder"]
 
@@ -102,6 +105,27 @@ def _settled(store: LadderStore, until_sigma: float | None) -> bool:
     return all(bot.rating.sigma < until_sigma for bot in store.bots() if bot.status == "active")
 
 
+def _sandbox_for(store: LadderStore, config: LadderConfig) -> str:
+    """The level to play at: submitted bots are strangers' code, so a ladder that has
+    any active never plays below bwrap (where each bot is an unprivileged uid)."""
+    submitted = submitted_bot_names(store) & set(_active(store))
+    if not submitted:
+        return config.sandbox
+    if config.sandbox not in ("auto", "bwrap"):
+        raise LadderError(
+            f"ladder {config.name}: submitted bots ({', '.join(sorted(submitted))}) play only "
+            f"under bwrap, and [run] sandbox is {config.sandbox!r}"
+        )
+    try:
+        resolve_level("bwrap")
+    except HostingError as error:
+        raise LadderError(
+            f"ladder {config.name}: submitted bots ({', '.join(sorted(submitted))}) play only "
+            f"under bwrap: {error}"
+        ) from None
+    return "bwrap"
+
+
 def run_ladder(
     store: LadderStore,
     *,
@@ -126,6 +150,7 @@ def run_ladder(
                 plugins.bot(bot.reference)
             except PluginError as error:
                 raise LadderError(f"ladder {config.name}: bot {bot.name}: {error}") from None
+    sandbox = _sandbox_for(store, config)
     if config.schedule is ScheduleKind.CONTINUOUS and max_matches is None and until_sigma is None:
         raise LadderError(
             "a continuous ladder needs a stopping rule: --matches N or --until-sigma S"
@@ -177,7 +202,7 @@ def run_ladder(
                     hands_only=config.hands_only,
                     time_control=config.time_control,
                     faults=config.faults,
-                    sandbox=config.sandbox,
+                    sandbox=sandbox,
                     replays=config.replays,
                     plugins=config.plugins,
                     autoload=config.autoload_plugins,
