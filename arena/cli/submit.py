@@ -58,6 +58,9 @@ def add_submission_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--secure-cookies", action="store_true", help="session cookies only over HTTPS"
     )
+    parser.add_argument(
+        "--max-archive-mb", type=int, default=64, help="largest archive accepted (default 64)"
+    )
 
 
 def _submit(args: argparse.Namespace) -> int:
@@ -116,13 +119,21 @@ def _serve(args: argparse.Namespace) -> int:
     import uvicorn  # the server only where it is used
 
     from arena.submissions.http import SubmissionService, SubmissionSettings, create_app
+    from arena.submissions.pipeline import CheckOptions
+    from arena.submissions.unpack import UnpackLimits
 
+    for option in ("per_hour", "concurrent_checks", "max_archive_mb"):
+        if getattr(args, option) < 1:
+            raise ValueError(f"--{option.replace('_', '-')} must be at least 1")
     service = SubmissionService(
         args.db,
         SubmissionSettings(
             per_hour=args.per_hour,
             concurrency=args.concurrent_checks,
             secure_cookies=args.secure_cookies,
+            options=CheckOptions(
+                unpack=UnpackLimits(compressed_bytes=args.max_archive_mb * 1024 * 1024)
+            ),
         ),
     )
     uvicorn.run(create_app(service), host=args.host, port=args.port, log_level="warning")

@@ -5,7 +5,8 @@ bytes.  Refused, each with a one-line :class:`ArchiveError`:
 
 * more than ``compressed_bytes`` of archive, ``unpacked_bytes`` once unpacked,
   ``files`` entries, or an unpacked size over ``ratio`` times the archive's (zip bombs);
-  sizes are counted as bytes are written, never taken from the archive's headers;
+  entries are counted (and a tar's sizes added up) before anything is written, and
+  sizes are counted again as bytes are written, never trusted from a zip's headers;
 * a name that is absolute, holds ``..``, a backslash or a NUL, or repeats an earlier one;
 * devices, fifos and hard links; symbolic links in zips; in tars, a symbolic link whose
   target, once every link is resolved, is not inside the folder, and any entry whose
@@ -148,6 +149,8 @@ def _write(source: IO[bytes], path: Path, executable: bool, budget: _Budget, nam
 def _unpack_zip(archive: Path, root: Path, budget: _Budget) -> None:
     try:
         with zipfile.ZipFile(archive) as zipped:
+            if len(zipped.infolist()) > budget.limits.files:  # the central directory, unread
+                raise ArchiveError(f"more than {budget.limits.files} entries")
             for info in zipped.infolist():
                 budget.entry(info.filename)
                 name = _safe_name(info.filename)
@@ -168,9 +171,20 @@ def _unpack_zip(archive: Path, root: Path, budget: _Budget) -> None:
         raise ArchiveError(f"a broken zip archive: {error}") from None
 
 
+def _count_tar(archive: Path, limits: UnpackLimits) -> None:
+    """A first pass over the headers alone, so that an archive of too many entries is
+    refused before a single file is written."""
+    budget = _Budget(limits, archive.stat().st_size)
+    with tarfile.open(archive, "r:*") as tar:
+        for member in _members(tar, budget):
+            if member.isfile():
+                budget.add(member.size, member.name)
+
+
 def _unpack_tar(archive: Path, root: Path, budget: _Budget) -> None:
     links: dict[PurePosixPath, str] = {}
     try:
+        _count_tar(archive, budget.limits)
         with tarfile.open(archive, "r:*") as tar:
             for member in _members(tar, budget):
                 name = _safe_name(member.name)
