@@ -80,6 +80,7 @@ lint: $(STAMP)
 proto: $(STAMP)
 	rm -f arena/proto/bot_pb2*.py arena/proto/bot_pb2*.pyi
 	$(BIN)/python -m grpc_tools.protoc -Iprotos --python_out=. --grpc_python_out=. --pyi_out=. protos/arena/proto/bot.proto
+	cp protos/arena/proto/bot.proto sample_bots/js/protos/arena/proto/bot.proto  # the kit travels whole
 
 clean:
 	rm -rf $(VENV) build .pytest_cache .mypy_cache .ruff_cache .hypothesis runs sample_bots/js/node_modules

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.hosting.allowlist import SYSTEM_DIRS
 from arena.hosting.errors import HostingError
 from arena.hosting.manifest import load_manifest
 from arena.ladder.config import LadderConfig
@@ -116,6 +117,7 @@ def _check(
                 f"{MANIFEST}: sandbox.read_only may name only paths inside the submission's "
                 f"folder, not {path}"
             )
+    _vet_program(command.argv[0], command.cwd or root, root, command.env)
     problem = submissions.name_problem(author_id, name)
     if problem is not None:
         raise Rejected(problem)
@@ -161,6 +163,28 @@ def _check(
             f"handshake, {checked.name!r}"
         )
     _accept(store, submissions, layout, submission_id, author_id, sha256, name, tree, report)
+
+
+def _vet_program(program: str, cwd: Path, root: Path, env: dict[str, str]) -> None:
+    """The sandbox binds the folder of the program a command names, so a stranger's
+    command may name only a program of its own folder or of the system's (/usr, /bin...),
+    and may not change PATH to find another."""
+    if "PATH" in env:
+        raise Rejected(f"{MANIFEST}: env.PATH may not be set by a submitted bot")
+    if os.sep in program:
+        found: str | None = os.path.realpath(cwd / program)
+    else:
+        found = shutil.which(program, path=os.environ.get("PATH", os.defpath))
+        found = os.path.realpath(found) if found else None
+    if found is None:
+        raise Rejected(f"{MANIFEST}: command: the program {program!r} is not on this server")
+    path = Path(found)
+    if path.is_relative_to(root) or any(path.is_relative_to(top) for top in SYSTEM_DIRS):
+        return
+    raise Rejected(
+        f"{MANIFEST}: command: the program {program!r} is {found}, neither in the "
+        f"submission's folder nor in the system's ({', '.join(SYSTEM_DIRS[:3])}...)"
+    )
 
 
 def _accept(

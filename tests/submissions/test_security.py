@@ -6,6 +6,7 @@ import gzip
 import io
 import os
 import socket
+import sys
 import tarfile
 import threading
 import zipfile
@@ -178,13 +179,21 @@ def test_hostile_uploads_are_rejected_and_leave_nothing(
             tar_gz({"bot.toml": MANIFEST.format(name="a").replace('"."', '"/tmp"')}),
             "working_directory must be inside the submission's folder",
         ),
+        "host-program": (
+            tar_gz({"bot.toml": 'name = "a"\ncommand = ["' + sys.executable + '"]\n'}),
+            "neither in the submission's folder nor in the system's",
+        ),
+        "host-path-env": (
+            tar_gz({"bot.toml": MANIFEST.format(name="a") + '[env]\nPATH = "/root/bin"\n'}),
+            "env.PATH may not be set by a submitted bot",
+        ),
         "network-build": (
             tar_gz({"bot.toml": MANIFEST.format(name="net") + "build = '''" + network + "'''\n"}),
             "the build exited with status 1",
         ),
     }
     try:
-        with serve(ladder) as server:
+        with serve(ladder, "--per-hour", "50") as server:
             ids = {}
             for case, (archive, _) in cases.items():
                 status, reply = server.upload(alice, archive)

@@ -121,3 +121,11 @@ def test_packing_honours_arenaignore_and_copies_links_out(tmp_path: Path) -> Non
         pack_folder(shared)
     with pytest.raises(ClientError, match="no such folder"):
         pack_folder(tmp_path / "nope")
+
+
+def test_the_js_kit_carries_the_current_protocol() -> None:
+    """The kit holds its own copy of bot.proto (make proto refreshes it), so it runs under
+    bwrap, which shows it only its own folder, and submits as it is."""
+    root = Path(__file__).resolve().parents[2]
+    kit = root / "sample_bots" / "js" / "protos" / "arena" / "proto" / "bot.proto"
+    assert kit.read_bytes() == (root / "protos" / "arena" / "proto" / "bot.proto").read_bytes()
