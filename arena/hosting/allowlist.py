@@ -29,7 +29,8 @@ __all__ = ["ETC_FILES", "SYSTEM_DIRS", "python_import_roots", "runtime_paths", "
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 #: The /etc entries a program may need to start: the dynamic linker's cache and
 #: configuration, name-service switch, time zone, hosts, the alternatives links, and
-#: OpenSSL's configuration and CA certificates (Node.js will not start without them).
+#: OpenSSL's configuration and CA certificates (Node.js will not start without the
+#: first); not /etc/ssl/private.
 ETC_FILES = (
     "ld.so.cache",
     "ld.so.conf",
@@ -38,7 +39,8 @@ ETC_FILES = (
     "localtime",
     "hosts",
     "alternatives",
-    "ssl",
+    "ssl/openssl.cnf",
+    "ssl/certs",
 )
 
 
@@ -54,9 +56,13 @@ def system_binds() -> list[str]:
     # Made explicitly searchable: bwrap would create it 0700 for its binds below, and a
     # bot that has dropped to its own uid could then read none of them.
     args += ["--perms", "0755", "--dir", "/etc"]
+    made = set()
     for name in ETC_FILES:
         path = Path("/etc", name)
         if path.exists():
+            if path.parent != Path("/etc") and path.parent not in made:  # e.g. /etc/ssl
+                args += ["--perms", "0755", "--dir", str(path.parent)]
+                made.add(path.parent)
             args += ["--ro-bind", str(path), str(path)]
     return args
 
