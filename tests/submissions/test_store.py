@@ -17,6 +17,8 @@ from arena.ratings import DEFAULT_ENV
 from arena.storage import LadderStore, StorageError
 from arena.storage.submissions_store import SubmissionStore
 from arena.submissions.client import ClientError, pack_folder
+from arena.submissions.layout import DataLayout
+from arena.submissions.worker import CheckQueue
 from tests.submissions.conftest import add_author
 
 
@@ -129,3 +131,30 @@ def test_the_js_kit_carries_the_current_protocol() -> None:
     root = Path(__file__).resolve().parents[2]
     kit = root / "sample_bots" / "js" / "protos" / "arena" / "proto" / "bot.proto"
     assert kit.read_bytes() == (root / "protos" / "arena" / "proto" / "bot.proto").read_bytes()
+
+
+def test_a_check_cut_short_by_a_stopped_server_is_rejected_at_start(
+    ladder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    add_author(ladder, "alice", capsys)
+    store = LadderStore.open(ladder)
+    try:
+        submissions = SubmissionStore(store)
+        sid = submissions.add_submission(submissions.authors()[0].id, "0" * 64, 1)
+    finally:
+        store.close()
+    staging = DataLayout.of(ladder).staging(sid)
+    (staging / "bot").mkdir(parents=True)
+    queue = CheckQueue(ladder)
+    try:
+        assert queue.recover() == 1
+    finally:
+        queue.close()
+    assert not staging.exists()
+    store = LadderStore.open(ladder)
+    try:
+        submission = SubmissionStore(store).submission(sid)
+    finally:
+        store.close()
+    assert submission is not None and submission.status == "rejected"
+    assert submission.reason == "the server stopped during the check: submit it again"
