@@ -6,7 +6,6 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 REFERENCE_STAMP := $(VENV)/.reference
 JS_STAMP := sample_bots/js/node_modules/.package-lock.json
-JS_PROTO := sample_bots/js/protos/arena/proto/bot.proto
 
 COMPILED := build/compiled/MODULES
 
@@ -27,11 +26,6 @@ $(JS_STAMP): sample_bots/js/package-lock.json
 	@if command -v npm >/dev/null 2>&1; then \
 	  cd sample_bots/js && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error; \
 	else echo "warning: npm not found; the JavaScript bot will not run"; fi
-
-# The JavaScript kit loads the protocol from protos/ beside bot.js: a sandboxed bot sees
-# only its own folder, and a submitted one travels alone.
-$(JS_PROTO): protos/arena/proto/bot.proto
-	mkdir -p $(dir $@) && cp $< $@
 
 # The Go starter bot, built offline from Debian's Go packages (sample_bots/go/README.md);
 # without them its tests skip. The kit's own Makefile knows when to rebuild.
@@ -60,7 +54,7 @@ $(REFERENCE_STAMP): $(STAMP)
 
 # The main job: a small ladder of the sample bots, ending with the leaderboard and the
 # command that shows it in a browser.
-run: $(STAMP) $(JS_STAMP) $(JS_PROTO)
+run: $(STAMP) $(JS_STAMP)
 	rm -rf runs/samples && mkdir -p runs/samples
 	$(BIN)/arena ladder create ladders/samples.toml --db runs/samples/samples.sqlite
 	$(BIN)/arena ladder run runs/samples/samples.sqlite
@@ -71,7 +65,7 @@ run: $(STAMP) $(JS_STAMP) $(JS_PROTO)
 # The whole suite; then, where a C compiler is at hand, the whole suite again against
 # the compiled copy (mypyc checks declared types at run time, so it can fail where
 # Python did not).
-test: $(STAMP) $(REFERENCE_STAMP) $(JS_STAMP) $(JS_PROTO) go-bot cpp-bot
+test: $(STAMP) $(REFERENCE_STAMP) $(JS_STAMP) go-bot cpp-bot
 	$(BIN)/python -m pytest -q
 	@if $(BIN)/python tools/compiled.py --check; then \
 	  $(MAKE) --no-print-directory compiled && \
@@ -113,7 +107,8 @@ lint: $(STAMP)
 proto: $(STAMP)
 	rm -f arena/proto/bot_pb2*.py arena/proto/bot_pb2*.pyi
 	$(BIN)/python -m grpc_tools.protoc -Iprotos --python_out=. --grpc_python_out=. --pyi_out=. protos/arena/proto/bot.proto
+	cp protos/arena/proto/bot.proto sample_bots/js/protos/arena/proto/bot.proto  # the kit travels whole
 
 clean:
-	rm -rf $(VENV) build .pytest_cache .mypy_cache .ruff_cache .hypothesis runs sample_bots/js/node_modules sample_bots/js/protos sample_bots/go/.gopath sample_bots/go/bot
+	rm -rf $(VENV) build .pytest_cache .mypy_cache .ruff_cache .hypothesis runs sample_bots/js/node_modules sample_bots/go/.gopath sample_bots/go/bot
 	$(MAKE) --no-print-directory -C sample_bots/cpp clean

@@ -19,6 +19,7 @@ from arena.plugins import load_plugins
 from arena.ratings import DEFAULT_ENV
 from arena.storage import LadderStore
 from arena.storage.ladder_store import ACTIVE
+from arena.storage.submissions_store import SubmissionStore
 
 __all__ = ["register"]
 
@@ -50,6 +51,8 @@ def register(commands: Any) -> None:
         command.add_argument("db", type=Path)
         command.add_argument("name")
         command.set_defaults(run=_set_status, status=status)
+
+    _register_authors(sub)
 
     run = sub.add_parser("run", help="play the ladder's matches (resumes after a crash)")
     run.add_argument("db", type=Path)
@@ -88,6 +91,56 @@ def register(commands: Any) -> None:
     )
     export.add_argument("--out", type=Path, help="file to write (default: stdout)")
     export.set_defaults(run=_export)
+
+
+def _register_authors(sub: Any) -> None:
+    author = sub.add_parser("author", help="authors who may submit bots (arena submit)")
+    actions = author.add_subparsers(dest="author_command", required=True, metavar="ACTION")
+    add = actions.add_parser("add", help="create an author; prints its token (shown once)")
+    add.add_argument("db", type=Path)
+    add.add_argument("name")
+    add.set_defaults(run=_author_add)
+    listing = actions.add_parser("list", help="the ladder's authors")
+    listing.add_argument("db", type=Path)
+    listing.set_defaults(run=_author_list)
+    revoke = actions.add_parser("revoke", help="an author submits no more (its bots stay)")
+    revoke.add_argument("db", type=Path)
+    revoke.add_argument("name")
+    revoke.set_defaults(run=_author_revoke)
+
+
+def _author_add(args: argparse.Namespace) -> int:
+    store = LadderStore.open(args.db)
+    try:
+        token = SubmissionStore(store).add_author(args.name)
+    finally:
+        store.close()
+    print(f"author {args.name} created; its token, shown only this once:")
+    print(token)
+    return 0
+
+
+def _author_list(args: argparse.Namespace) -> int:
+    store = LadderStore.open(args.db)
+    try:
+        submissions = SubmissionStore(store)
+        for author in submissions.authors():
+            bots = sorted({v.bot_name for v in submissions.versions(author.id)})
+            state = f"revoked {author.revoked}" if author.revoked else "active"
+            print(f"{author.name:<20} {state:<28} since {author.created}  bots: {', '.join(bots) or '-'}")
+    finally:
+        store.close()
+    return 0
+
+
+def _author_revoke(args: argparse.Namespace) -> int:
+    store = LadderStore.open(args.db)
+    try:
+        SubmissionStore(store).revoke(args.name)
+    finally:
+        store.close()
+    print(f"author {args.name}: revoked (its bots stay in the ladder)")
+    return 0
 
 
 def _check_bots(config: LadderConfig, where: str) -> None:

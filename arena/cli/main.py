@@ -7,7 +7,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from arena.cli import bots, check, demo, gin, ladder, match, play, replay, serve, sprt
+from arena.cli import bots, check, demo, gin, ladder, match, play, replay, serve, sprt, submit
 
 __all__ = ["main"]
 
@@ -27,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.register(commands)
     play.register(commands)
     serve.register(commands)
+    submit.register(commands)
     return parser
 
 

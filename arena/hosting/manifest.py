@@ -16,6 +16,10 @@ A bot starts in its manifest's folder unless ``working_directory`` names another
 (its writable folder is ``$HOME``).  ``{python}`` as the program is the interpreter the
 arena serves its own Python bots with (``ARENA_BOT_PYTHON``, else the arena's own), so
 a Python bot using ``arena.sdk`` needs no activated virtual environment.
+
+A submitted bot's manifest may also say ``build = "go build -o bot ."``: the arena runs it
+once, sandboxed, when the bot is submitted (:mod:`arena.submissions`); starting a bot
+ignores it.
 """
 
 from __future__ import annotations
@@ -58,7 +62,7 @@ RESERVED_ENV_PREFIX = "ARENA_"
 
 _NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_TOP_LEVEL = ("name", "command", "working_directory", "limits", "env", "sandbox")
+_TOP_LEVEL = ("name", "command", "working_directory", "limits", "env", "sandbox", "build")
 _LIMIT_FIELDS = tuple(f.name for f in fields(Limits))
 
 

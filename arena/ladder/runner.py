@@ -31,6 +31,7 @@ from arena.plugins import PluginError, load_plugins
 from arena.privatefiles import private_folder
 from arena.ratings import DEFAULT_ENV, RatingEnv
 from arena.storage.ladder_store import LadderStore
+from arena.storage.submissions_store import submitted_bot_names
 
 __all__ = ["LadderError", "LadderRefused", "RunSummary", "run_ladder"]
 
@@ -122,21 +123,30 @@ def _settled(store: LadderStore, until_sigma: float | None) -> bool:
     return all(bot.rating.sigma < until_sigma for bot in store.bots() if bot.status == "active")
 
 
-def _check_sandbox(config: LadderConfig, progress: bool) -> None:
-    """Refuse an untrusted ladder below bwrap; say so when bots share the user's identity."""
+def _check_sandbox(store: LadderStore, config: LadderConfig, progress: bool) -> str:
+    """The sandbox level to play at.  Strangers' bots (a ladder marked ``untrusted``, or
+    any active submitted bot) play only under bwrap, where each is an unprivileged uid;
+    say so when bots share the user's identity."""
+    submitted = sorted(submitted_bot_names(store) & set(_active(store)))
     try:
         level = resolve_level(config.sandbox)
     except HostingError as error:
         raise LadderRefused(f"ladder {config.name}: {error}") from None
-    if config.untrusted and level is not SandboxLevel.BWRAP:
+    if (config.untrusted or submitted) and level is not SandboxLevel.BWRAP:
         why = bwrap_problem() or f"run.sandbox is {config.sandbox!r}"
+        whose = (
+            "is marked untrusted = true"
+            if config.untrusted
+            else f"has submitted bots ({', '.join(submitted)})"
+        )
         raise LadderRefused(
-            f"ladder {config.name} is marked untrusted = true, and runs bots only under "
-            f"bwrap with an unprivileged uid; here they would run at level {level.value!r} ({why})"
+            f"ladder {config.name} {whose}, and runs bots only under bwrap with an "
+            f"unprivileged uid; here they would run at level {level.value!r} ({why})"
         )
     warning = shared_identity_warning(level.value)
     if warning and progress:
         print(f"warning: {warning}", file=sys.stderr)
+    return level.value
 
 
 class _LogBudget:
@@ -195,7 +205,7 @@ def run_ladder(
     runs them on Dask workers (a scheduler's address, or "local") whatever the config
     says."""
     config = _config(store)
-    _check_sandbox(config, progress)
+    sandbox = _check_sandbox(store, config, progress)
     logs = _LogBudget(config)
     summary = RunSummary(recovered=store.recover_running())
     plugins = load_plugins(config.plugins, autoload=config.autoload_plugins)
@@ -268,7 +278,7 @@ def run_ladder(
                     hands_only=config.hands_only,
                     time_control=config.time_control,
                     faults=config.faults,
-                    sandbox=config.sandbox,
+                    sandbox=sandbox,
                     replays=config.replays,
                     plugins=config.plugins,
                     autoload=config.autoload_plugins,

@@ -163,12 +163,50 @@ CREATE INDEX rating_history_bot ON rating_history(bot_id, id);
 CREATE INDEX matches_finished ON matches(status, finished);
 """
 
+# Version 5: bot submissions (issue 18): authors with hashed tokens, submissions with their check
+# reports, and each accepted submission as a version of its author's bot.
+_V5 = """
+CREATE TABLE authors (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    token_sha256 TEXT NOT NULL UNIQUE,  -- hex SHA-256 of the token; the token is never stored
+    created TEXT NOT NULL,
+    revoked TEXT                     -- set: it can submit no more, its bots stay
+);
+CREATE TABLE submissions (
+    id INTEGER PRIMARY KEY,
+    author_id INTEGER NOT NULL REFERENCES authors(id),
+    bot_name TEXT,                   -- the manifest's name, once read
+    status TEXT NOT NULL CHECK (status IN ('checking', 'accepted', 'rejected')),
+    reason TEXT,                     -- one line: why it was rejected
+    report TEXT,                     -- the build output and check report as JSON
+    archive_sha256 TEXT NOT NULL,
+    archive_bytes INTEGER NOT NULL,
+    created TEXT NOT NULL,
+    finished TEXT
+);
+CREATE INDEX submissions_author ON submissions(author_id, created);
+CREATE TABLE bot_versions (
+    id INTEGER PRIMARY KEY,
+    author_id INTEGER NOT NULL REFERENCES authors(id),
+    bot_name TEXT NOT NULL,          -- the manifest's name: it belongs to its first author
+    version INTEGER NOT NULL,
+    ladder_name TEXT NOT NULL UNIQUE,  -- its row in bots: NAME.vVERSION
+    archive_sha256 TEXT NOT NULL,
+    path TEXT NOT NULL,              -- the unpacked, built bot
+    submission_id INTEGER NOT NULL REFERENCES submissions(id),
+    created TEXT NOT NULL,
+    UNIQUE (bot_name, version)
+)
+"""
+
 # Migration N takes a database from version N-1 to N.  Append, never edit.
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _statements(_V1),
     _statements(_V2),
     _statements(_V3),
     _statements(_V4),
+    _statements(_V5),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

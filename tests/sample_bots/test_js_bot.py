@@ -41,8 +41,6 @@ def _missing() -> str | None:
         return "node is not installed: the JavaScript starter bot needs Node.js 20+"
     if not (KIT / "node_modules").is_dir():
         return "sample_bots/js/node_modules is missing: run `cd sample_bots/js && npm ci --ignore-scripts`"
-    if not (KIT / "protos").is_dir():
-        return "sample_bots/js/protos is missing: run `make sample_bots/js/protos/arena/proto/bot.proto`"
     return None
 
 

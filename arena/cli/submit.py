@@ -1,0 +1,140 @@
+"""``arena submit URL PATH``: send a bot to a ladder's server; ``arena serve-submissions DB``.
+
+``submit`` exit status: 0 accepted (or, without ``--wait``, received), 1 rejected,
+2 bad input (no such folder, no bot.toml, a refused token, a server out of reach).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from arena.submissions.client import ClientError, fetch_json, pack_folder, send_archive
+
+__all__ = ["register"]
+
+TOKEN_ENV = "ARENA_TOKEN"
+
+
+def register(commands: Any) -> None:
+    submit = commands.add_parser(
+        "submit",
+        help="submit a bot (a folder with bot.toml, or an archive) to a ladder's server",
+        description=(
+            "Pack the folder (honouring .arenaignore) or send the archive, then with --wait "
+            "print the check report. Exit status 0: accepted; 1: rejected; 2: bad input."
+        ),
+    )
+    submit.add_argument("url", help="the server, e.g. http://127.0.0.1:8000")
+    submit.add_argument("path", type=Path, help="the bot's folder, or a .tar.gz / .zip")
+    submit.add_argument("--token", help=f"your author token (default: ${TOKEN_ENV})")
+    submit.add_argument("--wait", action="store_true", help="wait for the check and print it")
+    submit.add_argument("--poll", type=float, default=1.0, help=argparse.SUPPRESS)
+    submit.set_defaults(run=_submit)
+
+    serve = commands.add_parser(
+        "serve-submissions",
+        help="serve a ladder's submissions API and pages (until `arena serve --submissions`)",
+    )
+    serve.add_argument("db", type=Path)
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    add_submission_options(serve)
+    serve.set_defaults(run=_serve)
+
+
+def add_submission_options(parser: argparse.ArgumentParser) -> None:
+    """The options of the submissions part, for whichever command serves it."""
+    parser.add_argument(
+        "--per-hour", type=int, default=10, help="submissions per author per hour (default 10)"
+    )
+    parser.add_argument(
+        "--concurrent-checks", type=int, default=1, help="checks at once (default 1)"
+    )
+    parser.add_argument(
+        "--secure-cookies", action="store_true", help="session cookies only over HTTPS"
+    )
+    parser.add_argument(
+        "--max-archive-mb", type=int, default=64, help="largest archive accepted (default 64)"
+    )
+
+
+def _submit(args: argparse.Namespace) -> int:
+    token = args.token or os.environ.get(TOKEN_ENV)
+    if not token:
+        raise ClientError(f"no token: give --token or set {TOKEN_ENV}")
+    path: Path = args.path
+    if path.is_dir():
+        archive, filename = pack_folder(path), "bot.tar.gz"
+    elif path.is_file():
+        archive, filename = path.read_bytes(), path.name
+    else:
+        raise ClientError(f"{path}: no such folder or archive")
+    reply = send_archive(args.url, token, archive, filename)
+    if reply.status in (401, 403):
+        raise ClientError(f"the server refused the token: {reply.body.get('error', reply.status)}")
+    if reply.status == 429:
+        raise ClientError(str(reply.body.get("error", "too many submissions")))
+    if reply.status != 202:
+        print(f"rejected: {reply.body.get('error', f'HTTP {reply.status}')}")
+        return 1
+    submission = reply.body["id"]
+    print(f"submission {submission}: checking ({len(archive)} bytes sent)", flush=True)
+    if not args.wait:
+        return 0
+    while True:
+        time.sleep(args.poll)
+        state = fetch_json(args.url, token, f"/api/submissions/{submission}")
+        if state.status != 200:
+            raise ClientError(f"submission {submission}: HTTP {state.status}: {state.body}")
+        if state.body["status"] != "checking":
+            break
+    _print_report(state.body)
+    return 0 if state.body["status"] == "accepted" else 1
+
+
+def _print_report(body: dict[str, Any]) -> None:
+    report = body.get("report") or {}
+    build = report.get("build")
+    if build:
+        print(f"build: {build['command']!r}: status {build['status']}, {build['seconds']} s")
+        for line in build["output"].rstrip().splitlines()[-20:]:
+            print(f"  | {line}")
+    for check in (report.get("check") or {}).get("checks", []):
+        print(f"{check['status'].upper():<4}  {check['name']:<36}  {check['detail']}")
+        if check["hint"] and check["status"] == "fail":
+            print(f"      hint: {check['hint']}")
+    if body["status"] == "accepted":
+        print(f"accepted: {body['bot']} version {report.get('version')}, in the ladder as {report.get('ladder_name')}")
+    else:
+        print(f"rejected: {body.get('reason')}")
+    sys.stdout.flush()
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import uvicorn  # the server only where it is used
+
+    from arena.submissions.http import SubmissionService, SubmissionSettings, create_app
+    from arena.submissions.pipeline import CheckOptions
+    from arena.submissions.unpack import UnpackLimits
+
+    for option in ("per_hour", "concurrent_checks", "max_archive_mb"):
+        if getattr(args, option) < 1:
+            raise ValueError(f"--{option.replace('_', '-')} must be at least 1")
+    service = SubmissionService(
+        args.db,
+        SubmissionSettings(
+            per_hour=args.per_hour,
+            concurrency=args.concurrent_checks,
+            secure_cookies=args.secure_cookies,
+            options=CheckOptions(
+                unpack=UnpackLimits(compressed_bytes=args.max_archive_mb * 1024 * 1024)
+            ),
+        ),
+    )
+    uvicorn.run(create_app(service), host=args.host, port=args.port, log_level="warning")
+    return 0

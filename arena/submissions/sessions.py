@@ -1,0 +1,72 @@
+"""Web sessions for signed-in authors: a signed cookie, and CSRF tokens tied to it.
+
+The token is typed once; the browser then holds ``author.expiry.nonce.signature``
+(HMAC-SHA256 under a key kept in the ladder's data folder, mode 0600), never the token.
+Each form carries ``HMAC(key, "csrf:" + nonce)``; the sign-in form, before any session,
+a random value that must equal a cookie of the same value (a double-submit cookie).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import secrets
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["Session", "SessionKeys"]
+
+_KEY_BYTES = 32
+
+
+@dataclass(frozen=True)
+class Session:
+    author_id: int
+    nonce: str
+
+
+class SessionKeys:
+    def __init__(self, key: bytes, lifetime_seconds: int = 12 * 3600) -> None:
+        self.key = key
+        self.lifetime = lifetime_seconds
+
+    @classmethod
+    def load(cls, path: Path) -> SessionKeys:
+        """The key in ``path``, made (owner-only) the first time."""
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            return cls(path.read_bytes())
+        key = secrets.token_bytes(_KEY_BYTES)
+        with os.fdopen(fd, "wb") as file:
+            file.write(key)
+        return cls(key)
+
+    def _sign(self, text: str) -> str:
+        return hmac.new(self.key, text.encode(), hashlib.sha256).hexdigest()
+
+    def issue(self, author_id: int) -> str:
+        body = f"{author_id}.{int(time.time()) + self.lifetime}.{secrets.token_hex(16)}"
+        return f"{body}.{self._sign(body)}"
+
+    def read(self, cookie: str | None) -> Session | None:
+        if not cookie:
+            return None
+        body, _, signature = cookie.rpartition(".")
+        if not hmac.compare_digest(self._sign(body), signature):
+            return None
+        try:
+            author, expiry, nonce = body.split(".")
+            if int(expiry) < time.time():
+                return None
+            return Session(int(author), nonce)
+        except ValueError:
+            return None
+
+    def csrf(self, session: Session) -> str:
+        return self._sign(f"csrf:{session.nonce}")
+
+    def csrf_ok(self, session: Session, token: object) -> bool:
+        return isinstance(token, str) and hmac.compare_digest(self.csrf(session), token)
