@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.cli.common import add_plugin_options, plugins_from_args
+from arena.cli.submit import add_submission_options, submission_service
 
 __all__ = ["register"]
 
@@ -21,6 +22,12 @@ def register(commands: Any) -> None:
         "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)"
     )
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument(
+        "--submissions",
+        action="store_true",
+        help="also take bot submissions from authors (one DB only): upload API, sign-in pages",
+    )
+    add_submission_options(parser)
     add_plugin_options(parser)  # replays of a plugin's game are drawn through its plugin
     parser.set_defaults(run=_run)
 
@@ -33,8 +40,18 @@ def _run(args: argparse.Namespace) -> int:
 
     if not 1 <= args.port <= 65535:
         raise ValueError(f"--port {args.port}: must be 1-65535")
+    if args.submissions and len(args.dbs) != 1:
+        raise ValueError(f"--submissions takes one ladder database, got {len(args.dbs)}")
     ladders = open_ladders(args.dbs)
     app = create_app(ladders, find=plugins_from_args(args).game)
+    if args.submissions:
+        from arena.submissions.http import submission_routes
+
+        service = submission_service(args.dbs[0], args)
+        # Before the view's own routes; started and stopped with the server.
+        app.router.routes[:0] = submission_routes(service)
+        app.router.on_startup.append(service.start)
+        app.router.on_shutdown.append(service.stop)
     config = uvicorn.Config(
         app, host=args.host, port=args.port, log_level="warning", server_header=False
     )

@@ -1,4 +1,4 @@
-"""``arena submit URL PATH``: send a bot to a ladder's server; ``arena serve-submissions DB``.
+"""``arena submit URL PATH``: send a bot to a ladder's server (``arena serve DB --submissions``).
 
 ``submit`` exit status: 0 accepted (or, without ``--wait``, received), 1 rejected,
 2 bad input (no such folder, no bot.toml, a refused token, a server out of reach).
@@ -35,16 +35,6 @@ def register(commands: Any) -> None:
     submit.add_argument("--wait", action="store_true", help="wait for the check and print it")
     submit.add_argument("--poll", type=float, default=1.0, help=argparse.SUPPRESS)
     submit.set_defaults(run=_submit)
-
-    serve = commands.add_parser(
-        "serve-submissions",
-        help="serve a ladder's submissions API and pages (until `arena serve --submissions`)",
-    )
-    serve.add_argument("db", type=Path)
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
-    add_submission_options(serve)
-    serve.set_defaults(run=_serve)
 
 
 def add_submission_options(parser: argparse.ArgumentParser) -> None:
@@ -115,18 +105,17 @@ def _print_report(body: dict[str, Any]) -> None:
     sys.stdout.flush()
 
 
-def _serve(args: argparse.Namespace) -> int:
-    import uvicorn  # the server only where it is used
-
-    from arena.submissions.http import SubmissionService, SubmissionSettings, create_app
+def submission_service(db: Path, args: argparse.Namespace) -> Any:
+    """The submissions part of ``arena serve DB --submissions``, from its options."""
+    from arena.submissions.http import SubmissionService, SubmissionSettings
     from arena.submissions.pipeline import CheckOptions
     from arena.submissions.unpack import UnpackLimits
 
     for option in ("per_hour", "concurrent_checks", "max_archive_mb"):
         if getattr(args, option) < 1:
             raise ValueError(f"--{option.replace('_', '-')} must be at least 1")
-    service = SubmissionService(
-        args.db,
+    return SubmissionService(
+        db,
         SubmissionSettings(
             per_hour=args.per_hour,
             concurrency=args.concurrent_checks,
@@ -136,5 +125,3 @@ def _serve(args: argparse.Namespace) -> int:
             ),
         ),
     )
-    uvicorn.run(create_app(service), host=args.host, port=args.port, log_level="warning")
-    return 0

@@ -128,7 +128,7 @@ def serve(db: Path, *options: str) -> Iterator[Server]:
     log = db.parent / f"server-{port}.log"
     with open(log, "wb") as output:
         process = subprocess.Popen(
-            [sys.executable, "-m", "arena.cli.main", "serve-submissions", str(db),
+            [sys.executable, "-m", "arena.cli.main", "serve", str(db), "--submissions",
              "--port", str(port), *options],
             stdout=output, stderr=subprocess.STDOUT, cwd=ROOT, start_new_session=True,
         )  # fmt: skip

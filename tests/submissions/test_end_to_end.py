@@ -4,6 +4,7 @@ version replaces it, and only its author sees its logs."""
 from __future__ import annotations
 
 import json
+import urllib.request
 import re
 import shutil
 from pathlib import Path
@@ -52,6 +53,11 @@ def test_from_a_folder_to_the_leaderboard(
         assert main(["ladder", "run", str(ladder), "--quiet", "--no-leaderboard"]) == 0
         board = _board(ladder, capsys)
         assert board["js-starter.v1"]["matches"] == 1
+        # ...and on the same server's leaderboard, as anyone sees it.
+        with urllib.request.urlopen(f"{server.url}/api/leaderboard") as reply:
+            served = {bot["name"]: bot for bot in json.load(reply)["bots"]}
+        assert served["js-starter.v1"]["matches"] == 1
+        assert served["js-starter.v1"]["faults"] == 0
         assert board["js-starter.v1"]["faults"] == 0
         assert board["js-starter.v1"]["status"] == "active"
 
