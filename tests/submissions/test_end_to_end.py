@@ -4,9 +4,9 @@ version replaces it, and only its author sees its logs."""
 from __future__ import annotations
 
 import json
-import urllib.request
 import re
 import shutil
+import urllib.request
 from pathlib import Path
 
 import pytest
