@@ -215,6 +215,8 @@ def _run(args: argparse.Namespace) -> int:
                 dask=args.dask,
             )
         except LadderError as error:
+            if isinstance(error, ValueError):
+                raise  # the user's to fix (LadderRefused): a one-line error, status 2
             print(f"arena: error: {error}", file=sys.stderr)
             return 1
         note = (

@@ -37,6 +37,7 @@ __all__ = [
     "DEFAULT_SEAT_UIDS",
     "SEAT_UIDS_ENV",
     "SeatIdentity",
+    "folder_problem",
     "kill_uid",
     "lease_identity",
     "parse_uid_range",
@@ -174,6 +175,16 @@ def path_problem(path: Path, uid: int, gid: int) -> str | None:
         return f"{path} is not readable by uid {uid} (mode {_mode(path)})"
     if path.is_symlink():
         return path_problem(path.resolve(), uid, gid)
+    return None
+
+
+def folder_problem(folder: Path, uid: int, gid: int) -> str | None:
+    """Why user ``uid`` cannot list and enter ``folder`` itself, or ``None``: under bwrap
+    the folders above a bound one are searchable stand-ins, but the bound folder keeps
+    its own owner and mode."""
+    for bit, what in ((stat.S_IROTH, "readable"), (stat.S_IXOTH, "searchable")):
+        if not _allows(folder, uid, gid, bit):
+            return f"{folder} is not {what} by uid {uid} (mode {_mode(folder)})"
     return None
 
 

@@ -47,7 +47,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from arena.hosting._proctree import ProcessTree, count_user_tasks, ensure_child_subreaper
 from arena.hosting.allowlist import runtime_paths
 from arena.hosting.errors import BotStartError, HostingError
-from arena.hosting.identity import SeatIdentity, lease_identity, path_problem
+from arena.hosting.identity import SeatIdentity, folder_problem, lease_identity, path_problem
 from arena.hosting.logs import DEFAULT_LOG_CAP, LogPump
 from arena.hosting.manifest import BotCommand
 from arena.hosting.sandbox import (
@@ -154,6 +154,14 @@ class BotProcess:
             if home.identity is not None and level is not SandboxLevel.BWRAP:
                 command = _on_reachable_python(command, home.identity)
                 _check_reachable(command, level, cwd, env["PATH"], home.identity)
+            elif home.identity is not None and cwd != home.work:
+                problem = folder_problem(cwd, home.identity.uid, home.identity.gid)
+                if problem is not None:
+                    raise BotStartError(
+                        f"bot {command.name!r} ({command.source}) runs as uid "
+                        f"{home.identity.uid}, and its folder {problem}: make it readable by "
+                        f"other users (chmod a+rX)"
+                    )
             seccomp = _seccomp_fd() if level is SandboxLevel.BWRAP else None
             try:
                 argv = _command_line(command, level, cwd, env["PATH"], home, seccomp)

@@ -228,3 +228,16 @@ def test_runtime_out_of_the_bots_reach_is_a_one_line_start_error(run_dir: Path) 
             BotProcess.start(command, SandboxLevel.LIMITS, run_dir)
     finally:
         shutil.rmtree(private)
+
+
+@pytest.mark.skipif(not ROOT, reason="only a root referee gives bots uids of their own")
+@pytest.mark.skipif(BWRAP_PROBLEM is not None, reason=f"no bwrap: {BWRAP_PROBLEM}")
+def test_a_folder_closed_to_the_bots_uid_is_a_one_line_start_error(run_dir: Path) -> None:
+    private = Path(tempfile.mkdtemp(prefix="arena-test-private-"))  # mode 700, root's
+    try:
+        shutil.copy(BOTS / "hostile.py", private / "hostile.py")
+        command = BotCommand("locked", (BOT_PYTHON, "hostile.py"), cwd=private)
+        with pytest.raises(Exception, match=r"runs as uid \d+, and its folder .* is not readable"):
+            BotProcess.start(command, SandboxLevel.BWRAP, run_dir)
+    finally:
+        shutil.rmtree(private)

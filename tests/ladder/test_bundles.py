@@ -51,13 +51,13 @@ def test_unpacked_bot_runs_from_the_cache(tmp_path: Path) -> None:
 
 
 def test_working_directory_outside_widens_the_archive(tmp_path: Path) -> None:
-    (tmp_path / "shared").mkdir()
-    (tmp_path / "shared" / "engine").write_text("x")
-    manifest = make_bot(tmp_path / "bot", working_directory="../shared")
+    (tmp_path / "common").mkdir()
+    (tmp_path / "common" / "engine").write_text("x")
+    manifest = make_bot(tmp_path / "bot", working_directory="../common")
     bundle = pack_manifest(manifest)
     assert bundle.manifest == "bot/bot.toml"
     folder = unpack(bundle.data, bundle.sha256, tmp_path / "cache")
-    assert load_manifest(folder / bundle.manifest).cwd == folder / "shared"
+    assert load_manifest(folder / bundle.manifest).cwd == folder / "common"
 
 
 def test_a_link_out_of_the_folder_is_not_packed(tmp_path: Path) -> None:

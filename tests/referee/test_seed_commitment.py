@@ -120,6 +120,8 @@ def test_a_seed_out_of_range_is_a_one_line_error(tmp_path: Path, seed: str) -> N
 
 
 def witness_manifest(folder: Path) -> Path:
+    folder = folder / "witness"  # its own folder, readable by the uid it runs as
+    folder.mkdir(mode=0o755)
     shutil.copy(BOTS / "seed_witness.py", folder / "seed_witness.py")
     manifest = folder / "witness.toml"
     manifest.write_text(

@@ -98,9 +98,9 @@ def _names(archive: bytes) -> dict[str, tarfile.TarInfo]:
 
 
 def test_packing_honours_arenaignore_and_copies_links_out(tmp_path: Path) -> None:
-    shared = tmp_path / "shared"
+    shared = tmp_path / "common"
     shared.mkdir()
-    (shared / "proto.txt").write_text("shared")
+    (shared / "proto.txt").write_text("common")
     bot = tmp_path / "bot"
     (bot / "build").mkdir(parents=True)
     (bot / "src").mkdir()
@@ -111,7 +111,7 @@ def test_packing_honours_arenaignore_and_copies_links_out(tmp_path: Path) -> Non
     (bot / ".git").mkdir()
     (bot / ".git" / "config").write_text("x")
     (bot / ".arenaignore").write_text("# comments\nbuild/\n*.pyc\n")
-    os.symlink("../shared", bot / "protos")  # outside: travels as a copy
+    os.symlink("../common", bot / "protos")  # outside: travels as a copy
     os.symlink("src/a.py", bot / "main.py")  # inside: travels as a link
     names = _names(pack_folder(bot))
     assert "build" not in names and "build/junk.o" not in names

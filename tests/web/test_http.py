@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from arena.referee.replay import read_replay
 from arena.web import SECURITY_HEADERS, create_app, open_ladders
 from tests.web.conftest import HOSTILE, Ladders
 
@@ -187,7 +188,7 @@ def test_match_page_and_replay(client: TestClient, ladders: Ladders) -> None:
     assert kinds.count("deal") == 3 and kinds.count("hand_end") == 3  # 3 one-hand games
     assert kinds[-1] == "match_end"
     path = Path(rows(ladders.gin, "SELECT replay FROM matches WHERE id = ?", match_id)[0][0])
-    records = [json.loads(line) for line in path.read_text().splitlines()]
+    records = list(read_replay(path))  # decks come back from the closing reveal
     deals = [r for r in records if r["type"] == "deal"]
     first = replay["steps"][kinds.index("deal")]["state"]
     # Gin's deal: the non-dealer gets deck cards 0, 2, .., 18, the dealer 1, 3, .., 19.
@@ -307,8 +308,15 @@ def test_seed_commitment_is_shown_where_the_replay_has_one(
     header["seed_commitment"] = "sha256:<b>c0ffee</b>"
     replay = tmp_path / "committed.jsonl"
     replay.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    # An older replay (version 1) has no commitment at all.
+    second = Path(rows(copy, "SELECT replay FROM matches WHERE id = 2")[0][0])
+    old_lines = second.read_text().splitlines()
+    old_header = {k: v for k, v in json.loads(old_lines[0]).items() if "commit" not in k}
+    older = tmp_path / "older.jsonl"
+    older.write_text("\n".join([json.dumps(old_header), *old_lines[1:]]) + "\n")
     with sqlite3.connect(copy) as db:
         db.execute("UPDATE matches SET replay = ? WHERE id = 1", (str(replay),))
+        db.execute("UPDATE matches SET replay = ? WHERE id = 2", (str(older),))
     with TestClient(create_app(open_ladders([copy]))) as client:
         assert client.get("/api/matches/1/replay").json()["header"]["seed_commitment"] == (
             "sha256:<b>c0ffee</b>"
