@@ -59,7 +59,7 @@ from arena.hosting.sandbox import (
 from arena.hosting.seccomp import filter_program
 from arena.hosting.shared_python import unprivileged_python
 
-__all__ = ["ADDRESS_ENV", "BotProcess"]
+__all__ = ["ADDRESS_ENV", "BotProcess", "arena_folder"]
 
 #: The environment variable that tells a bot where to serve.
 ADDRESS_ENV = "ARENA_BOT_ADDRESS"
@@ -311,7 +311,7 @@ class _Home:
 
     @classmethod
     def make(cls, name: str, seat_uids: tuple[int, int] | None) -> _Home:
-        base = _homes_base()
+        base = arena_folder()
         identity = lease_identity(seat_uids)
         try:
             if identity is not None:
@@ -341,9 +341,11 @@ class _Home:
             shutil.rmtree(self.root, ignore_errors=True)
 
 
-def _homes_base() -> Path:
-    """``/tmp/rummy-arena-EUID``: ours (created 0711, never a link, never someone
-    else's), so nobody can plant a folder or a link where a bot's home will be."""
+def arena_folder() -> Path:
+    """``/tmp/rummy-arena-EUID``: the arena's own folder for what bots run from (their
+    homes, a Python they can reach, bots unpacked from archives), created 0711, never a
+    link, never someone else's, so nobody can plant a folder or a link there; bots of
+    other uids may pass through it but not list it."""
     base = Path(tempfile.gettempdir()) / f"rummy-arena-{os.geteuid()}"
     with contextlib.suppress(FileExistsError):
         base.mkdir(mode=0o711)
@@ -470,7 +472,7 @@ def _on_reachable_python(command: BotCommand, identity: SeatIdentity) -> BotComm
         return command
     if path_problem(Path(program), identity.uid, identity.gid) is None:
         return command
-    python = unprivileged_python(_homes_base())
+    python = unprivileged_python(arena_folder())
     return dataclasses.replace(command, argv=(python, *command.argv[1:]))
 
 

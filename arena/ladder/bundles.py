@@ -111,6 +111,7 @@ def unpack(data: bytes, sha256: str, cache: Path) -> Path:
     if actual != sha256:
         raise BundleError(f"bot archive {sha256[:12]}: its content has digest {actual[:12]}")
     cache.mkdir(parents=True, exist_ok=True)
+    cache.chmod(0o711)  # bots of other uids pass through to their own folder
     staging = Path(tempfile.mkdtemp(prefix=f".{sha256[:12]}-", dir=cache))
     try:
         with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
@@ -120,6 +121,7 @@ def unpack(data: bytes, sha256: str, cache: Path) -> Path:
             # The "data" filter refuses again what _check_member refused, and drops
             # set-uid bits and ownership.
             tar.extractall(staging, members=members, filter="data")
+        staging.chmod(0o755)  # mkdtemp's 0700 would close it to the bots' own uids
         try:
             staging.rename(target)
         except OSError:

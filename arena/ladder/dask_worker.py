@@ -34,6 +34,7 @@ from distributed import Scheduler, Worker, WorkerPlugin, get_worker
 
 import arena
 from arena.hosting.errors import HostingError
+from arena.hosting.process import arena_folder
 from arena.hosting.sandbox import resolve_level
 from arena.ladder.bundles import unpack
 from arena.ladder.worker import MatchJob, play_job, watch_runner
@@ -203,16 +204,18 @@ def run_match(job: MatchJob, bundles: dict[str, tuple[str, str, bytes]]) -> dict
     the manifest's path inside it and the archive itself.
     """
     worker = get_worker()
-    local = Path(worker.local_directory)
+    # Not the worker's own scratch folder (mode 700): the bots' uids must reach their files.
+    cache = arena_folder() / "arena-bots"
     try:
         references = tuple(
-            str(unpack(bundles[ref][2], bundles[ref][0], local / "arena-bots") / bundles[ref][1])
+            str(unpack(bundles[ref][2], bundles[ref][0], cache) / bundles[ref][1])
             if ref in bundles
             else ref
             for ref in job.references
         )
     except (OSError, ValueError) as error:
         return {"error": f"{worker.address}: cannot unpack a bot: {error}"}
+    local = Path(worker.local_directory)  # the match's logs and replay, until sent back
     scratch = Path(tempfile.mkdtemp(prefix="arena-match-", dir=local)) if job.replays else None
     try:
         pool = _pool(worker)

@@ -25,14 +25,10 @@ serve(First())
 """
 
 # Kills the process that hosts its referee's process: the Dask worker (sandbox "none").
+# Exits at once: the worker is killed by the referee-side plugin tests/ladder/worker_killer.py
+# whenever a bot named "killer" plays (a bot itself cannot signal the worker).
 WORKER_KILLER = """\
-import os
-import signal
-
-referee = os.getppid()
-with open(f"/proc/{referee}/stat") as stat:
-    worker = int(stat.read().rsplit(")", 1)[1].split()[1])
-os.kill(worker, signal.SIGKILL)
+raise SystemExit(0)
 """
 
 
@@ -56,12 +52,15 @@ def ladder_config(
     repeat: int = 2,
     extra_run: str = "",
     duplicate: bool = True,
+    plugins: tuple[str, ...] = (),
 ) -> Path:
     config = folder / f"{name}.toml"
     config.write_text(
         f"""\
 name = "{name}"
 game = "gin-rummy/standard"
+seed = 7
+plugins = {list(plugins)!r}
 [schedule]
 repeat = {repeat}
 duplicate = {str(duplicate).lower()}

@@ -40,7 +40,9 @@ def test_a_match_that_kills_every_worker_is_recorded_failed(
 ) -> None:
     monkeypatch.setattr(dask_executor, "ATTEMPTS", 2)  # two dead workers each, not three
     killer = write_bot(tmp_path / "killer", "killer", WORKER_KILLER)
-    config = ladder_config(tmp_path, killer, repeat=1, duplicate=False)
+    config = ladder_config(
+        tmp_path, killer, repeat=1, duplicate=False, plugins=("tests.ladder.worker_killer",)
+    )
     db = tmp_path / "dk.sqlite"
     assert main(["ladder", "create", str(config), "--db", str(db)]) == 0
     store = LadderStore.open(db)
