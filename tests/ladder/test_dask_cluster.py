@@ -12,10 +12,12 @@ process pool's on the same config.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import suppress
@@ -149,8 +151,20 @@ def workers_up(cluster: Cluster, count: int) -> bool:
     return registered >= count
 
 
-def test_workers_lost_scheduler_lost_resume(tmp_path: Path, clusters: list[Cluster]) -> None:
-    manifest = write_bot(tmp_path / "bots" / "first", "first", FIRST_BOT)
+@pytest.fixture
+def open_folder() -> Iterator[Path]:
+    """A folder the bots' own uids can read (pytest's are root-only when run as root):
+    the local executor runs the manifest bot from where it is, outside bwrap."""
+    folder = Path(tempfile.mkdtemp(prefix="arena-test-bots-"))
+    folder.chmod(0o755)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_workers_lost_scheduler_lost_resume(
+    tmp_path: Path, clusters: list[Cluster], open_folder: Path
+) -> None:
+    manifest = write_bot(open_folder / "first", "first", FIRST_BOT)
 
     first = Cluster(tmp_path / "first", "a")
     first.folder.mkdir()
