@@ -27,6 +27,7 @@ from arena.hosting.limits import Limits
 from arena.hosting.logs import DEFAULT_LOG_CAP
 from arena.hosting.manifest import BotCommand, load_manifest
 from arena.hosting.process import BotProcess
+from arena.hosting.programs import program_problem
 from arena.hosting.sandbox import SandboxLevel, resolve_level
 from arena.sdk import Bot
 
@@ -37,7 +38,6 @@ __all__ = [
     "UnknownBotError",
     "UnstartableBotError",
     "host_bot",
-    "program_problem",
 ]
 
 
@@ -223,73 +223,3 @@ def _exit_note(process: BotProcess) -> str:
     how = f"killed by signal {-code}" if code < 0 else f"exited with status {code}"
     tail = _one_line(process.stderr_tail(5))
     return f"process {how}" + (f"; stderr: {tail}" if tail else "")
-
-
-def program_problem(command: BotCommand) -> str | None:
-    """Why ``command`` cannot run however often it is started (its program is missing,
-    not executable, a script without a usable ``#!`` interpreter), or ``None``.
-
-    Checked before anything starts, so the user hears it in one line rather than
-    as a bot that exited at once.  Resolves the program as ``BotProcess.start``
-    does: against the bot's PATH, or its working directory for a path.
-    """
-    if not command.argv or not command.argv[0]:
-        return "empty command"
-    program = command.argv[0]
-    path = command.env.get("PATH", os.environ.get("PATH", os.defpath))
-    if os.sep in program:
-        if not os.path.isabs(program) and command.cwd is None:
-            return (
-                f"program {program!r} is a relative path, but no working_directory is set "
-                "(the bot starts in an empty folder)"
-            )
-        base = command.cwd.resolve() if command.cwd is not None else Path("/")
-        found = base / program
-        if not found.exists():
-            return f"program {program!r} does not exist ({found})"
-    else:
-        which = shutil.which(program, path=path, mode=os.F_OK)
-        if which is None:
-            return f"program {program!r} not found on PATH={path}"
-        found = Path(which)
-    if found.is_dir():
-        return f"program {program!r} is a directory ({found})"
-    if not os.access(found, os.X_OK):
-        return f"program {program!r} is not executable ({found}: chmod +x it)"
-    try:
-        with open(found, "rb") as file:
-            head = file.read(_HEAD_BYTES)
-    except OSError:
-        return None  # executable but unreadable: the kernel may still run it
-    return _interpreter_problem(program, head, path)
-
-
-_HEAD_BYTES = 512
-_TEXT = frozenset(b"\t\n\r" + bytes(range(32, 127)))
-
-
-def _interpreter_problem(program: str, head: bytes, path: str) -> str | None:
-    """A script's ``#!`` line names an interpreter that is missing; or a text file
-    has no ``#!`` line at all (the kernel refuses to run it: no shell falls back)."""
-    if not head.startswith(b"#!"):
-        if head and all(byte in _TEXT for byte in head):
-            return f"program {program!r} is a text file without a #! line naming its interpreter"
-        if not head:
-            return f"program {program!r} is an empty file"
-        return None
-    line = head[2:].split(b"\n", 1)[0].decode(errors="replace").strip()
-    words = line.split()
-    if not words:
-        return f"program {program!r} has an empty #! line"
-    interpreter = words[0]
-    if os.path.isabs(interpreter) and not (
-        os.path.isfile(interpreter) and os.access(interpreter, os.X_OK)
-    ):
-        return f"program {program!r} names the interpreter {interpreter!r} in its #! line, which does not exist or is not executable"
-    if os.path.basename(interpreter) == "env":
-        names = [word for word in words[1:] if not word.startswith("-") and "=" not in word]
-        if names and shutil.which(names[0], path=path) is None:
-            return (
-                f"program {program!r} runs {names[0]!r} through #!{line}, not found on PATH={path}"
-            )
-    return None

@@ -50,6 +50,7 @@ from arena.hosting.errors import BotStartError, HostingError
 from arena.hosting.identity import SeatIdentity, folder_problem, lease_identity, path_problem
 from arena.hosting.logs import DEFAULT_LOG_CAP, LogPump
 from arena.hosting.manifest import BotCommand
+from arena.hosting.programs import program_problem
 from arena.hosting.sandbox import (
     SandboxLevel,
     bwrap_command,
@@ -150,7 +151,9 @@ class BotProcess:
                 **command.env,
                 ADDRESS_ENV: f"unix:{home.socket}",
             }
-            _check_program(command, cwd, env["PATH"])
+            problem = program_problem(command)
+            if problem is not None:
+                raise BotStartError(f"bot {command.name!r} ({command.source}): {problem}")
             if home.identity is not None and level is not SandboxLevel.BWRAP:
                 command = _on_reachable_python(command, home.identity)
                 _check_reachable(command, level, cwd, env["PATH"], home.identity)
@@ -319,7 +322,7 @@ class _Home:
                 shutil.rmtree(root, ignore_errors=True)  # a dead referee's leftovers
                 root.mkdir(mode=0o711)
             else:
-                root = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=base))
+                root = Path(tempfile.mkdtemp(prefix=f"{name[:_NAME_IN_HOME]}-", dir=base))
             os.chmod(root, 0o711)  # the bot may pass through, not list
             for sub in ("work", "sock"):
                 (root / sub).mkdir(mode=0o700)
@@ -341,12 +344,22 @@ class _Home:
             shutil.rmtree(self.root, ignore_errors=True)
 
 
+_SUN_PATH_MAX = 107  # sizeof(sockaddr_un.sun_path) - 1 on Linux
+_NAME_IN_HOME = 24  # a home's folder is named after its bot, cut to this many characters
+#: What a home adds below the arena's folder: /NAME-XXXXXXXX/sock/bot.sock at the longest.
+_HOME_ROOM = len(f"/{'n' * _NAME_IN_HOME}-xxxxxxxx/sock/bot.sock")
+
+
 def arena_folder() -> Path:
     """``/tmp/rummy-arena-EUID``: the arena's own folder for what bots run from (their
     homes, a Python they can reach, bots unpacked from archives), created 0711, never a
     link, never someone else's, so nobody can plant a folder or a link there; bots of
     other uids may pass through it but not list it."""
     base = Path(tempfile.gettempdir()) / f"rummy-arena-{os.geteuid()}"
+    if len(os.fsencode(base)) + _HOME_ROOM > _SUN_PATH_MAX:
+        # A bot's socket lies below this folder, and a unix socket's path holds at most
+        # 107 bytes: a deep TMPDIR would leave none for it (gRPC: "target uri is not valid").
+        base = Path("/tmp") / base.name
     with contextlib.suppress(FileExistsError):
         base.mkdir(mode=0o711)
     info = base.lstat()
@@ -452,16 +465,6 @@ def _seccomp_fd() -> int | None:
     os.lseek(fd, 0, os.SEEK_SET)
     os.set_inheritable(fd, True)
     return fd
-
-
-def _check_program(command: BotCommand, cwd: Path, path: str) -> None:
-    program = command.argv[0]
-    found = (cwd / program) if os.sep in program else shutil.which(program, path=path)
-    if found is None or not os.access(found, os.X_OK) or Path(found).is_dir():
-        where = f"in {cwd}" if os.sep in program else f"on PATH={path}"
-        raise BotStartError(
-            f"bot {command.name!r} ({command.source}): program {program!r} not found or not executable {where}"
-        )
 
 
 def _on_reachable_python(command: BotCommand, identity: SeatIdentity) -> BotCommand:

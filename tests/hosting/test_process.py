@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -178,6 +179,19 @@ def test_long_run_dir_still_gets_a_usable_socket(tmp_path: Path) -> None:
     run_dir = tmp_path / ("d" * 60) / ("e" * 60)
     with BotProcess.start(bot_command("healthy.py"), SandboxLevel.NONE, run_dir) as bot:
         assert len(bot.address) <= 5 + 107
+        bot.wait_ready(timeout=10)
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_deep_tmpdir_and_long_name_still_get_a_usable_socket(
+    level: SandboxLevel, tmp_path: Path, run_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    deep = tmp_path / ("t" * 60) / ("u" * 60)
+    deep.mkdir(parents=True)
+    monkeypatch.setattr(tempfile, "tempdir", str(deep))
+    command = bot_command("healthy.py", name="a-bot-with-a-name-" + "x" * 80)
+    with BotProcess.start(command, level, run_dir) as bot:
+        assert len(bot.address.removeprefix("unix:")) <= 107
         bot.wait_ready(timeout=10)
 
 

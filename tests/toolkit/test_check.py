@@ -41,7 +41,14 @@ GIN_SCENARIOS = {
     "stock-end",
 }
 GIN = "gin-rummy/standard"
-FAST = CheckSettings(games=2, only=(GIN,), sandbox="none")
+# A start-up limit no loaded machine misses: these tests are about what a bot does, not
+# how fast it starts (a loaded CI machine once took over 10 s to start one).
+FAST = CheckSettings(
+    time_control=TimeControl(startup_ms=120_000),
+    games=2,
+    only=(GIN,),
+    sandbox="none",
+)
 
 
 def fast(tmp_path: Path, **changes: Any) -> CheckSettings:
