@@ -18,12 +18,12 @@ from __future__ import annotations
 import secrets
 import sys
 import time
+from concurrent.futures import CancelledError
 from pathlib import Path
 from typing import Any
 
 import dask
 from distributed import Client, Future, KilledWorker, LocalCluster, wait
-from distributed.client import FuturesCancelledError
 
 from arena.ladder.bundles import BundleError, pack_manifest
 from arena.ladder.config import LadderConfig
@@ -177,13 +177,16 @@ class DaskExecutor:
                 )
             except TimeoutError:
                 done = set()
-            except (OSError, FuturesCancelledError) as error:
+            except (OSError, CancelledError) as error:
                 raise ExecutorLostError(self._lost(error)) from None
-            if done:
-                return [self._finished(future) for future in done]
-            if self.client.status not in ("running", "connecting"):
-                raise ExecutorLostError(self._lost(None))
-            self._admit_new()
+            try:  # the scheduler may die between the wait and the gather, too
+                if done:
+                    return [self._finished(future) for future in done]
+                if self.client.status not in ("running", "connecting"):
+                    raise ExecutorLostError(self._lost(None))
+                self._admit_new()
+            except (OSError, CancelledError) as error:
+                raise ExecutorLostError(self._lost(error)) from None
 
     def _finished(self, future: Future[dict[str, Any]]) -> Finished:
         job = self.pending.pop(future)
