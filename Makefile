@@ -8,11 +8,13 @@ REFERENCE_STAMP := $(VENV)/.reference
 JS_STAMP := sample_bots/js/node_modules/.package-lock.json
 
 COMPILED := build/compiled/MODULES
-# Tests of layers whose code is the same in the compiled copy (the web view, submissions,
-# the starter kits in other languages, Dask): the compiled pass skips them, to keep CI
-# within its budget.
-PURE_LAYERS := --ignore=tests/web --ignore=tests/submissions --ignore=tests/sample_bots \
-  --ignore-glob='tests/ladder/test_dask*'
+# The compiled copy holds the cards, the Gin engine and the protocol codecs
+# (tools/compiled.py): its pass runs the tests of those layers, and of the referee that
+# drives them in-process. Everything else runs the same Python code in both passes (bots
+# run in processes of their own, on the pure package), so the first pass covers it.
+COMPILED_LAYERS := tests/cards tests/gin_rummy tests/rummy tests/protocol tests/policies \
+  tests/test_openspiel_differential.py tests/referee/test_match_loop.py \
+  tests/referee/test_information_hiding.py tests/referee/test_end_to_end.py
 
 .PHONY: run test bench lint install clean proto compiled go-bot cpp-bot
 
@@ -74,9 +76,9 @@ test: $(STAMP) $(REFERENCE_STAMP) $(JS_STAMP) go-bot cpp-bot
 	$(BIN)/python -m pytest -q
 	@if $(BIN)/python tools/compiled.py --check; then \
 	  $(MAKE) --no-print-directory compiled && \
-	  echo "the same tests against build/compiled (but those of layers it compiles nothing of):" && \
+	  echo "the tests of the compiled layers again, against build/compiled:" && \
 	  PYTHONPATH=build/compiled ARENA_EXPECT_COMPILED=$(COMPILED) \
-	    $(BIN)/pytest -q -p no:cacheprovider $(PURE_LAYERS); \
+	    $(BIN)/pytest -q -p no:cacheprovider $(COMPILED_LAYERS); \
 	else echo "skipped: the tests against the compiled copy"; fi
 
 # build/compiled: arena/ with the referee's hot modules compiled by mypyc
