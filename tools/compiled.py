@@ -29,7 +29,9 @@ OUT = ROOT / "build" / "compiled"
 # refuse; games/base.py is subclassed by classes left interpreted.)
 HOT = (
     "arena/cards/deck.py",
+    "arena/cards/masks.py",
     "arena/cards/melds.py",
+    "arena/games/turns.py",
     "arena/games/gin_rummy/actions.py",
     "arena/games/gin_rummy/hand.py",
     "arena/protocol/common.py",

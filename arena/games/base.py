@@ -11,11 +11,28 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
-__all__ = ["GameError", "GameState", "Hand", "HandsGame", "IllegalActionError", "Outcome"]
+__all__ = [
+    "ActionParseError",
+    "GameError",
+    "GameState",
+    "Hand",
+    "HandsGame",
+    "IllegalActionError",
+    "Outcome",
+    "RulesError",
+]
 
 
 class GameError(Exception):
     """Root of the errors raised by game engines."""
+
+
+class RulesError(GameError, ValueError):
+    """A rule set with a bad or unknown parameter, or a player count it cannot seat."""
+
+
+class ActionParseError(GameError, ValueError):
+    """Text that is not an action of the game (the message says what is wrong)."""
 
 
 class IllegalActionError(GameError, ValueError):

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from arena.hosting.allowlist import python_import_roots
 from arena.hosting.connection import BotConnection, GrpcConnection, InProcessConnection
-from arena.hosting.errors import HostingError
+from arena.hosting.errors import HostingError, UnknownBotError
 from arena.hosting.faults import BotFault, SeatStatus
 from arena.hosting.limits import Limits
 from arena.hosting.logs import DEFAULT_LOG_CAP
@@ -39,10 +39,6 @@ __all__ = [
     "host_bot",
     "program_problem",
 ]
-
-
-class UnknownBotError(HostingError, LookupError, ValueError):
-    """A reference that is no address, no manifest and no registered bot."""
 
 
 class SandboxUnavailableError(HostingError, ValueError):

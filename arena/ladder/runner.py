@@ -27,7 +27,7 @@ from arena.ladder.executors import ExecutorLostError, open_executor
 from arena.ladder.progress import Progress
 from arena.ladder.schedule import Unit, continuous_pick, gauntlet, round_robin
 from arena.ladder.worker import MatchJob
-from arena.plugins import PluginError, load_plugins
+from arena.plugins import PluginError, UnknownBotError, load_plugins
 from arena.privatefiles import private_folder
 from arena.ratings import DEFAULT_ENV, RatingEnv
 from arena.storage.ladder_store import LadderStore
@@ -218,7 +218,7 @@ def run_ladder(
         ):
             try:
                 plugins.bot(bot.reference)
-            except PluginError as error:
+            except (PluginError, UnknownBotError) as error:
                 raise LadderError(f"ladder {config.name}: bot {bot.name}: {error}") from None
     if config.schedule is ScheduleKind.CONTINUOUS and max_matches is None and until_sigma is None:
         raise LadderError(

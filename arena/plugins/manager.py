@@ -19,6 +19,7 @@ from typing import Any
 import pluggy
 
 from arena.games.registry import GameSpec, UnknownGameError
+from arena.hosting.errors import UnknownBotError
 from arena.plugins import builtin, hookspecs
 from arena.plugins.hookspecs import PROJECT
 from arena.plugins.registrations import BotRegistration, GameRegistration, MatchContext
@@ -43,10 +44,6 @@ _HOOK_NAMES = frozenset(name for name in dir(hookspecs) if name.startswith("aren
 
 class PluginError(ValueError):
     """A plugin problem that stops what was asked for."""
-
-
-class UnknownBotError(PluginError, LookupError):
-    """No registered bot has that name."""
 
 
 @dataclass(frozen=True)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import fnmatch
+from collections.abc import Iterable
 from types import ModuleType
 
 from arena.protocol import gin, rummy
 from arena.protocol.common import ProtocolError
 
-__all__ = ["codec_for", "register_codec"]
+__all__ = ["codec_for", "plays_game", "register_codec"]
 
 _BY_FAMILY: dict[str, ModuleType] = {"gin-rummy": gin, "rummy": rummy}
 _BY_GAME: dict[str, ModuleType] = {}
@@ -24,3 +26,9 @@ def codec_for(game_id: str) -> ModuleType:
     if codec is None:
         raise ProtocolError(f"no protocol conversion for game {game_id!r}")
     return codec
+
+
+def plays_game(patterns: Iterable[str], game_id: str) -> bool:
+    """Whether a bot that says it plays ``patterns`` (its handshake's ``games``, shell
+    patterns such as ``gin-rummy/*``) plays ``game_id``."""
+    return any(fnmatch.fnmatchcase(game_id, pattern) for pattern in patterns)

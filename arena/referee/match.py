@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import fnmatch
 import random
 import time
 import uuid
@@ -23,7 +22,7 @@ from arena.games.registry import GameSpec
 from arena.hosting.connection import BotConnection
 from arena.hosting.faults import BotFault, SeatStatus
 from arena.proto import bot_pb2 as pb
-from arena.protocol import ProtocolError, codec_for
+from arena.protocol import ProtocolError, codec_for, plays_game
 from arena.protocol.commitment import new_salt, seed_commitment
 from arena.referee.observers import MatchObserver
 from arena.referee.replay import REPLAY_VERSION
@@ -170,7 +169,7 @@ class _Match:
         for index, seat in enumerate(self.seats):
             if seat.start_fault is not None:
                 self.fault(index, seat.start_fault, game=-1, hand=-1, consequence="forfeit")
-            elif seat.connection is not None and not _plays(seat.connection.info.games, spec.id):
+            elif seat.connection is not None and not plays_game(seat.connection.info.games, spec.id):
                 plays = ", ".join(seat.connection.info.games) or "nothing"
                 refusal = BotFault(
                     SeatStatus.PROTOCOL_ERROR,
@@ -485,10 +484,6 @@ def _unexpected(error: Exception) -> BotFault:
 def _quoted(text: str) -> str:
     """A bot's own text in a fault reason: one line, at most 200 characters."""
     return repr(" ".join(text.split())[:200])
-
-
-def _plays(patterns: Sequence[str], game_id: str) -> bool:
-    return any(fnmatch.fnmatchcase(game_id, pattern) for pattern in patterns)
 
 
 def _forfeit_outcome(seats: int, forfeiters: Sequence[int], scores: Sequence[int]) -> Outcome:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import fnmatch
 import sys
 import traceback
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from arena.proto import bot_pb2 as pb
-from arena.protocol import PROTOCOL_VERSION, ProtocolError, codec_for
+from arena.protocol import PROTOCOL_VERSION, ProtocolError, codec_for, plays_game
 from arena.protocol.commitment import RevealCheck, check_match_reveal
 
 __all__ = ["Bot", "BotSession", "Decision", "Reply"]
@@ -99,7 +98,7 @@ class Bot:
         print(f"[{self.name}] referee notice: {message.text}", file=sys.stderr)
 
     def plays(self, game_id: str) -> bool:
-        return any(fnmatch.fnmatchcase(game_id, pattern) for pattern in self.games)
+        return plays_game(self.games, game_id)
 
 
 class BotSession:

@@ -43,6 +43,7 @@ from arena.games.gin_rummy.actions import (
     discards_of_mask,
 )
 from arena.games.gin_rummy.rules import GinRules
+from arena.games.turns import turn_error
 
 __all__ = [
     "EventKind",
@@ -204,7 +205,6 @@ _RULE_KNOCK = "rule 4: knock only with deadwood at most the knock limit"
 _RULE_LAYOFF = "rule 5: the defender lays off on the knocker's melds"
 _RULE_FIRST = "first turn: the non-dealer, then the dealer, may take the upcard"
 _RULE_LAST = "last-discard variant: take the last discard only to knock or go gin"
-_RULE_ORDER = "turn order: only the seat to act may act"
 _RULE_OVER = "rules 4-7: the hand has ended (knock, gin or two cards left in the stock)"
 
 
@@ -331,12 +331,9 @@ class GinHand:
 
     def apply(self, action: Action, seat: int | None = None) -> None:
         """Play ``action`` for the seat to act (``seat``, if given, must be that seat)."""
-        if self.result is not None:
-            raise IllegalActionError(f"cannot {action}: the hand is over", _RULE_OVER)
-        if seat is not None and seat != self._seat:
-            raise IllegalActionError(
-                f"seat {seat} cannot {action}: it is seat {self._seat}'s turn", _RULE_ORDER
-            )
+        actor = self._seat
+        if actor is None or (seat is not None and seat != actor):
+            raise turn_error(action, seat, actor, _RULE_OVER)
         phase = self._phase
         if phase is Phase.DRAW:
             self._apply_draw(action)

@@ -46,13 +46,14 @@ listed (their number explodes) but ``apply`` accepts any valid meld.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 from itertools import combinations
 from typing import Final, NamedTuple
 
 from arena.cards import Card, MeldKind, SeededRng, derive_seed
+from arena.cards.masks import bits, of_mask, suit_table
 from arena.games.base import GameError, IllegalActionError, Outcome
 from arena.games.rummy.actions import (
     DRAW_DISCARD,
@@ -68,6 +69,7 @@ from arena.games.rummy.actions import (
 )
 from arena.games.rummy.cards import FACES, JOKER_INDEX, PENALTIES, RummyCard
 from arena.games.rummy.rules import Ace, RummyRules, Scoring
+from arena.games.turns import turn_error
 
 __all__ = [
     "EventKind",
@@ -111,13 +113,6 @@ class EventKind(Enum):
     DISCARD = "discard"
     RESHUFFLE = "reshuffle"  # the discard pile (but its top card) became the stock
     HAND_OVER = "hand_over"
-
-
-def _bits(mask: int) -> Iterator[int]:
-    while mask:
-        low = mask & -mask
-        yield low.bit_length() - 1
-        mask ^= low
 
 
 @dataclass(frozen=True, slots=True)
@@ -302,15 +297,8 @@ def _set_options(held: tuple[int, ...]) -> _SetOptions:
     return natural, tuple((t, m) for t in partial for m in missing)
 
 
-def _suit_discards(suit: int) -> tuple[tuple[Discard, ...], ...]:
-    per_rank = [discard(FACES[13 * suit + rank]) for rank in range(13)]
-    return tuple(
-        tuple(per_rank[rank] for rank in range(13) if mask >> rank & 1) for mask in range(1 << 13)
-    )
-
-
 # Discard actions of each 13-bit suit mask: a hand's discards are four lookups (hot path).
-_SUIT_DISCARDS: Final = tuple(_suit_discards(suit) for suit in range(4))
+_SUIT_DISCARDS: Final = suit_table([discard(card) for card in _NATURAL_CARDS])
 _DISCARD_JOKER: Final = discard(FACES[JOKER_INDEX])
 # Set options by copies held per suit (0-2 each): 81 entries at most, filled lazily.
 _SET_CACHE: dict[tuple[int, ...], _SetOptions] = {}
@@ -442,7 +430,6 @@ _RULE_ACE = "rule 11: the ace is high or low, never both in one run (K-A-2 never
 _RULE_WILD = "rule 11: a wild card stands for one named natural card in a meld"
 _RULE_SWAP = "rule 11: a player holding the real card may swap it for the wild card on the table"
 _RULE_HAND = "rule 5: play only cards you hold"
-_RULE_ORDER = "turn order: only the seat to act may act"
 _RULE_OVER = "rules 6-8: the hand has ended"
 
 
@@ -556,7 +543,7 @@ class RummyHand:
 
     def _cards_of(self, seat: int) -> tuple[RummyCard, ...]:
         counts = self._counts[seat]
-        return tuple(FACES[face] for face in _bits(self._masks[seat]) for _ in range(counts[face]))
+        return tuple(FACES[face] for face in bits(self._masks[seat]) for _ in range(counts[face]))
 
     # -- the game interface ---------------------------------------------------------
 
@@ -615,17 +602,11 @@ class RummyHand:
         forbidden = self._forbidden
         forbidden_held = -1 if forbidden is None else counts[forbidden]
         wild_mask = self._wild
-        wilds = list(_bits(mask & wild_mask))
+        wilds = list(bits(mask & wild_mask))
         top = self._top
         if forbidden is not None:
             mask &= ~(1 << forbidden)
-        clubs, diamonds, hearts, spades = _SUIT_DISCARDS
-        actions: list[Action] = [
-            *clubs[mask & _SUIT],
-            *diamonds[mask >> 13 & _SUIT],
-            *hearts[mask >> 26 & _SUIT],
-            *spades[mask >> 39 & _SUIT],
-        ]
+        actions: list[Action] = [*of_mask(_SUIT_DISCARDS, mask)]
         if mask >> JOKER_INDEX & 1:
             actions.append(_DISCARD_JOKER)
         mask = self._masks[seat]
@@ -654,7 +635,7 @@ class RummyHand:
                 copies = counts[rank] + counts[13 + rank] + counts[26 + rank] + counts[39 + rank]
                 if copies >= (2 if wilds else 3):
                     ranks |= 1 << rank
-        for rank in _bits(ranks):
+        for rank in bits(ranks):
             held = (counts[rank], counts[13 + rank], counts[26 + rank], counts[39 + rank])
             options = _SET_CACHE.get(held)
             if options is None:
@@ -744,14 +725,9 @@ class RummyHand:
 
         Everything is checked before anything changes.
         """
-        if self.result is not None:
-            raise IllegalActionError(f"cannot {action}: the hand is over", _RULE_OVER)
         actor = self._seat
-        assert actor is not None
-        if seat is not None and seat != actor:
-            raise IllegalActionError(
-                f"seat {seat} cannot {action}: it is seat {actor}'s turn", _RULE_ORDER
-            )
+        if actor is None or (seat is not None and seat != actor):
+            raise turn_error(action, seat, actor, _RULE_OVER)
         if self._phase is Phase.DRAW:
             if not isinstance(action, Draw):
                 raise IllegalActionError(
@@ -1030,7 +1006,7 @@ class RummyHand:
 
     def _penalty(self, seat: int) -> int:
         counts = self._counts[seat]
-        return sum(PENALTIES[face] * counts[face] for face in _bits(self._masks[seat]))
+        return sum(PENALTIES[face] * counts[face] for face in bits(self._masks[seat]))
 
     def _finish_out(self, seat: int) -> None:
         termination = Termination.OUT if self._melded_before_turn else Termination.RUMMY
