@@ -9,7 +9,9 @@ Basic Rummy hands at 2 and 6 seats (standard and jokers rules), every seat playi
 seeded random legal action, ``legal_actions()`` listed before every decision as the
 referee does.  It prints the CPU microseconds per action of each tree in every round
 and the median over rounds of the per-round ratio (this tree / baseline; below 1 is
-faster).  CPU time, not wall time: the machine is shared.
+faster), and each tree's cost per action at 6 seats over its cost at 2 (Basic
+Rummy should cost no more per action with more seats).  CPU time, not wall time:
+the machine is shared.
 """
 
 from __future__ import annotations
@@ -73,11 +75,16 @@ def main() -> int:
     parser.add_argument("--hands", type=int, default=40, help="hands per game kind per round")
     args = parser.parse_args()
     ratios: dict[str, list[float]] = {}
+    seat_ratios: dict[str, list[float]] = {}  # "tree rules": 6 seats / 2 seats, per round
     for number in range(args.rounds):
         trees = [("baseline", args.baseline.resolve()), ("this", HERE)]
         if number % 2:
             trees.reverse()
         got = {name: measure(tree, args.hands) for name, tree in trees}
+        for name, values in got.items():
+            for rules in ("standard", "jokers"):
+                ratio = values[f"rummy {rules} 6"] / values[f"rummy {rules} 2"]
+                seat_ratios.setdefault(f"{name}, {rules}", []).append(ratio)
         for key in got["this"]:
             ratio = got["this"][key] / got["baseline"][key]
             ratios.setdefault(key, []).append(ratio)
@@ -89,6 +96,11 @@ def main() -> int:
     print("| engine, us of CPU per action | this / baseline, median of rounds (min-max) |")
     print("|---|---|")
     for key, values in ratios.items():
+        print(f"| {key} | {statistics.median(values):.3f} ({min(values):.3f}-{max(values):.3f}) |")
+    print()
+    print("| Basic Rummy, us per action at 6 seats / at 2 | median of rounds (min-max) |")
+    print("|---|---|")
+    for key, values in seat_ratios.items():
         print(f"| {key} | {statistics.median(values):.3f} ({min(values):.3f}-{max(values):.3f}) |")
     return 0
 

@@ -33,6 +33,8 @@ HOT = (
     "arena/cards/melds.py",
     "arena/games/turns.py",
     "arena/games/gin_rummy/actions.py",
+    "arena/games/gin_rummy/observation.py",
+    "arena/games/gin_rummy/results.py",
     "arena/games/gin_rummy/hand.py",
     "arena/protocol/common.py",
     "arena/protocol/wire.py",

@@ -454,7 +454,7 @@ class RummyTable(Table):
     def end_reason(self) -> str:
         summary = self.game.summary
         assert summary is not None
-        return summary.reason
+        return summary.reason.value
 
     def hidden_cards(self, seat: int) -> Counter[str]:
         """Cards ``seat`` must not be told about, as a multiset of card texts: the
