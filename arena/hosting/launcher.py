@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from arena.hosting.allowlist import python_import_roots
 from arena.hosting.connection import BotConnection, GrpcConnection, InProcessConnection
@@ -104,7 +105,7 @@ def _is_address(reference: str) -> bool:
 def host_bot(
     reference: str,
     settings: LaunchSettings,
-    python_bots: Mapping[str, Callable[[], Bot]],
+    python_bots: Mapping[str, Callable[[], Bot[Any, Any]]],
     python_command: Callable[[str], Sequence[str]],
 ) -> HostedBot:
     """Start (or reach) the bot and shake hands.
