@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from arena.games.registry import GameSpec
+from arena.protocol.codec import Codec
 from arena.sdk import Bot
 
 __all__ = ["BotRegistration", "GameRegistration", "MatchContext"]
@@ -35,7 +35,7 @@ class GameRegistration:
     """A rule set and the module that converts its types to protocol messages."""
 
     spec: GameSpec
-    codec: ModuleType
+    codec: Codec
     source: str = ""
 
 
