@@ -61,6 +61,23 @@ class _Record:
             out[item.name] = list(value) if isinstance(value, tuple) else value
         return out
 
+    # The record as its JSON object reads, for code written when records were dicts
+    # (plugins' ``record["seat"]``): a field absent from the line reads as None.
+    def __getitem__(self, key: str) -> Json:
+        if key == "type":
+            return self.type
+        if key not in self.__dataclass_fields__:
+            raise KeyError(key)
+        value = getattr(self, key)
+        return list(value) if isinstance(value, tuple) else value
+
+    def get(self, key: str, default: Json = None) -> Json:
+        try:
+            value = self[key]
+        except KeyError:
+            return default
+        return default if value is None else value
+
     @classmethod
     def from_json(cls, data: dict[str, Json]) -> _Record:
         values = {}
@@ -139,6 +156,20 @@ class ActionRecord(_Record):
     comment: str
     replaced: bool = False
 
+    def to_json(self) -> dict[str, Json]:  # every decision's: spelled out, not reflected
+        out: dict[str, Json] = {
+            "type": "action",
+            "game": self.game,
+            "hand": self.hand,
+            "seat": self.seat,
+            "action": self.action,
+            "ms": self.ms,
+            "comment": self.comment,
+        }
+        if self.replaced:
+            out["replaced"] = True
+        return out
+
 
 @dataclass(frozen=True, slots=True)
 class FaultRecordLine(_Record):
@@ -182,12 +213,12 @@ class GameEndRecord(_Record):
 @dataclass(frozen=True, slots=True)
 class RevealRecord(_Record):
     """Version 2, after the last game: the match seed, the commitment's salt and
-    every deck dealt (``decks[game][hand]``)."""
+    every deck dealt (``{"game": G, "hand": H, "deck": [card texts, top first]}``)."""
 
     type: ClassVar[str] = "reveal"
     seed: int
     salt: str
-    decks: list[list[list[str]]] = field(default_factory=list)
+    decks: list[dict[str, Json]] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)

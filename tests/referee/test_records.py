@@ -20,7 +20,7 @@ from arena.referee.records import (
     RevealRecord,
     record_from_json,
 )
-from arena.referee.replay import ReplayWriter, read_replay
+from arena.referee.replay import ReplayError, ReplayWriter, read_records, read_replay
 from arena.referee.settings import FaultPolicy
 from arena.sdk import Decision
 
@@ -74,3 +74,11 @@ def test_every_replay_line_round_trips(tmp_path: Path, game_id: str, seats: int)
 def test_bad_lines_are_named(line: object, message: str) -> None:
     with pytest.raises(RecordError, match=message):
         record_from_json(line)
+
+
+def test_read_records_names_the_bad_record(tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl"
+    header = {"type": "match", "version": 2, "match_id": "m", "game_id": "gin-rummy/standard"}
+    path.write_text(json.dumps(header) + "\n")
+    with pytest.raises(ReplayError, match="record 1: match record: no field 'rules'"):
+        read_records(path)
