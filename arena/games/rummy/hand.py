@@ -182,7 +182,6 @@ class RummyHand:
         self._seat: int | None = self.order[0]
         self._legal: list[Action] | None = None
         self._openings: Openings | None = None  # the table's, until it changes
-        self._table_wilds = 0  # wild cards on the table not standing for themselves
         self.reshuffles = 0
         self.turns = 0  # turns completed
         self.result: HandResult | None = None
@@ -282,7 +281,7 @@ class RummyHand:
             return actions
         table = self._openings
         if table is None:
-            table = self._openings = openings(self._melds, self._top)
+            table = self._openings = openings(self._melds, self._top, self._wild)
         return play_actions(
             self._counts[seat],
             self._masks[seat],
@@ -293,7 +292,6 @@ class RummyHand:
             self._doubles[seat],
             self._melds,
             table,
-            self._table_wilds,
         )
     def apply(self, action: Action, seat: int | None = None) -> None:
         """Play ``action`` for the seat to act (``seat``, if given, must be that seat).
@@ -415,9 +413,6 @@ class RummyHand:
         self._openings = None
         for face in faces:
             self._remove(seat, face)
-        self._table_wilds += sum(
-            1 for p, f in meld.slots.items() if self._wild >> f & 1 and f != meld.natural(p)
-        )
         self._melded[seat] = True
         self.events.append(PublicEvent(EventKind.LAY_MELD, seat, None, meld.snapshot(self._wild)))
         if not self._sizes[seat]:
@@ -452,8 +447,6 @@ class RummyHand:
         meld.add(position, face, natural)
         self._openings = None
         self._remove(seat, face)
-        if self._wild >> face & 1 and face != natural:
-            self._table_wilds += 1
         stands_for = NATURAL_CARDS[natural] if self._wild >> face & 1 else None
         self._layoffs[seat].append(LayOff(action.card, meld.id, stands_for))
         self._melded[seat] = True
@@ -484,7 +477,6 @@ class RummyHand:
         meld.slots[position] = natural
         meld.changed()
         self._openings = None
-        self._table_wilds -= 1
         self._remove(seat, natural)
         self._add(seat, wild)
         known = self._known[seat]

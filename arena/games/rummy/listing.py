@@ -5,10 +5,10 @@ every layoff and every swap, in a fixed order (discards, sets, runs, layoffs mel
 meld, swaps): the order is part of the engine's behaviour, since bots and replays
 pick actions by index.
 
-Layoffs come from the table's ``Openings``, built once per table state (a meld laid,
-a card laid off, a swap) rather than once per decision: with six seats the table
-holds many melds, and most decisions hold no card that fits any of them, which the
-openings' mask tells in one ``and``.
+Layoffs and swaps come from the table's ``Openings``, built once per table state (a
+meld laid, a card laid off, a swap) rather than once per decision: with six seats
+the table holds many melds, most decisions hold no card that fits any of them (the
+openings' mask tells in one ``and``), and few of their cards are wild.
 """
 
 from __future__ import annotations
@@ -33,21 +33,31 @@ _DISCARD_JOKER: Final = discard(FACES[JOKER_INDEX])
 class Openings(NamedTuple):
     """Where the table takes a card: ``(meld, natural, lacks)`` for each natural card
     that extends a meld, meld by meld in table order (``lacks``: the meld holds no
-    card that is or stands for it, so a wild card may be offered for it), and the
-    mask of those naturals."""
+    card that is or stands for it, so a wild card may be offered for it); the mask
+    of those naturals; and ``(meld, natural, wild)`` for each wild card on the table
+    standing for another card (what a swap gives back)."""
 
     slots: tuple[tuple[LiveMeld, int, bool], ...]
     mask: int
+    swaps: tuple[tuple[LiveMeld, int, int], ...]
 
 
-def openings(melds: Sequence[LiveMeld], top: int) -> Openings:
+def openings(melds: Sequence[LiveMeld], top: int, wild_mask: int) -> Openings:
     slots = []
     mask = 0
+    swaps = []
     for meld in melds:
         for natural in meld.open_naturals(top):
             slots.append((meld, natural, meld.lacks(natural)))
             mask |= 1 << natural
-    return Openings(tuple(slots), mask)
+    if wild_mask:
+        for meld in melds:
+            for position, face in meld.slots.items():
+                if wild_mask >> face & 1:
+                    natural = meld.natural(position)
+                    if natural != face:
+                        swaps.append((meld, natural, face))
+    return Openings(tuple(slots), mask, tuple(swaps))
 
 
 def play_actions(
@@ -60,13 +70,11 @@ def play_actions(
     doubles: int,
     melds: Sequence[LiveMeld],
     table: Openings,
-    table_wilds: int,
 ) -> list[Action]:
     """A seat's legal actions in its play phase: it holds ``counts`` per face
     (``held_mask``: the faces held, ``size`` cards; ``doubles``: the natural faces
     held twice, with two decks); ``forbidden`` is the face it took
-    from the discard pile this turn; ``table_wilds`` counts the wild cards on the
-    table standing for another card."""
+    from the discard pile this turn."""
     mask = held_mask
     forbidden_held = -1 if forbidden is None else counts[forbidden]
     wilds = list(bits(mask & wild_mask))
@@ -98,7 +106,16 @@ def play_actions(
     if doubles:  # two decks: twins make sets of fewer suits (7H-7H-7S)
         # copies of each rank, counted bit-sliced over the suits held and held twice
         one = two = three = 0
-        for copies in (*suits, *(doubles >> (13 * s) & SUIT_BITS for s in range(4))):
+        for copies in (
+            s0,
+            s1,
+            s2,
+            s3,
+            doubles & SUIT_BITS,
+            doubles >> 13 & SUIT_BITS,
+            doubles >> 26 & SUIT_BITS,
+            doubles >> 39 & SUIT_BITS,
+        ):
             three |= two & copies
             two |= one & copies
             one |= copies
@@ -179,12 +196,7 @@ def play_actions(
                 actions.append(meld.offer(natural, natural, stands(natural, natural)))
 
     # Swaps: a natural card for the wild card standing for it.
-    if table_wilds:
-        for meld in melds:
-            for position, face in meld.slots.items():
-                if not wild_mask >> face & 1:
-                    continue
-                natural = meld.natural(position)
-                if natural != face and counts[natural] and keeps([natural], face):
-                    actions.append(SwapJoker(NATURAL_CARDS[natural], meld.id))
+    for meld, natural, wild in table.swaps:
+        if counts[natural] and keeps([natural], wild):
+            actions.append(SwapJoker(NATURAL_CARDS[natural], meld.id))
     return actions
