@@ -29,8 +29,12 @@ OUT = ROOT / "build" / "compiled"
 # refuse; games/base.py is subclassed by classes left interpreted.)
 HOT = (
     "arena/cards/deck.py",
+    "arena/cards/masks.py",
     "arena/cards/melds.py",
+    "arena/games/turns.py",
     "arena/games/gin_rummy/actions.py",
+    "arena/games/gin_rummy/observation.py",
+    "arena/games/gin_rummy/results.py",
     "arena/games/gin_rummy/hand.py",
     "arena/protocol/common.py",
     "arena/protocol/wire.py",

@@ -20,7 +20,7 @@ __all__ = [
 ]
 
 
-class PolicyBot(Bot):
+class PolicyBot(Bot[Any, Any]):
     """A bot that asks a policy function.  Its randomness is seeded from ``seed`` and
     its seat at each match start: reproducible, and different for each seat in self-play."""
 
@@ -37,7 +37,7 @@ class PolicyBot(Bot):
     def on_match_start(self, message: pb.MatchStart) -> None:
         self.rng = random.Random(f"{self.seed}:{message.seat}")
 
-    def decide(self, decision: Decision) -> Any:
+    def decide(self, decision: Decision[Any, Any]) -> Any:
         return type(self).policy(decision.observation, decision.legal_actions, self.rng)
 
 
@@ -76,7 +76,7 @@ class SimpleBot(PolicyBot):
     def on_hand_start(self, message: pb.HandStart) -> None:
         self.player.new_hand()
 
-    def decide(self, decision: Decision) -> Any:
+    def decide(self, decision: Decision[Any, Any]) -> Any:
         return self.player(decision.observation, decision.legal_actions, self.rng)
 
 
@@ -88,7 +88,7 @@ class GreedyRummyBot(PolicyBot):
     policy = staticmethod(greedy_rummy)
 
 
-BUILTIN_BOTS: dict[str, type[Bot]] = {
+BUILTIN_BOTS: dict[str, type[Bot[Any, Any]]] = {
     "random": RandomBot,
     "greedy": GreedyBot,
     "simple": SimpleBot,

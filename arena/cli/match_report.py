@@ -10,9 +10,10 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Sequence
-from typing import Any, NamedTuple, TextIO
+from typing import NamedTuple, TextIO
 
 from arena.referee.observers import MatchObserver
+from arena.referee.records import GameEndRecord, Record
 from arena.referee.results import MatchResult
 from arena.toolkit.sprt import elo_from_score
 
@@ -26,20 +27,20 @@ def plural(count: int, noun: str, many: str | None = None) -> str:
     return f"{count} {noun if count == 1 else many or noun + 's'}"
 
 
-def game_line(record: dict[str, Any], names: Sequence[str]) -> str:
+def game_line(record: GameEndRecord, names: Sequence[str]) -> str:
     """One finished game, from its ``game_end`` record (game numbers shown from 1)."""
     players = " vs ".join(names)
-    scores = "-".join(str(score) for score in record["scores"])
-    winner = record["winner"]
+    scores = "-".join(str(score) for score in record.scores)
+    winner = record.winner
     if len(names) == 2:
         result = {None: "1/2-1/2", 0: "1-0", 1: "0-1"}[winner]
     else:
         result = "draw" if winner is None else f"{names[winner]} wins"
     outcome = "draw" if winner is None else f"{names[winner]} wins"
-    reason = str(record["reason"]).removeprefix("hand: ")
-    hands = plural(record["hands"], "hand")
+    reason = record.reason.removeprefix("hand: ")
+    hands = plural(record.hands, "hand")
     return (
-        f"Finished game {record['game'] + 1} ({players}): {result} "
+        f"Finished game {record.game + 1} ({players}): {result} "
         f"{{{outcome}, {reason}; {scores} in {hands}}}"
     )
 
@@ -52,12 +53,12 @@ class GameLines(MatchObserver):
         self.output = output or sys.stdout
         self.tally = [0, 0, 0]  # first bot's wins, losses, draws
 
-    def on_record(self, record: dict[str, Any]) -> None:
-        if record["type"] != "game_end":
+    def on_record(self, record: Record) -> None:
+        if not isinstance(record, GameEndRecord):
             return
         line = game_line(record, self.names)
         if len(self.names) == 2:
-            winner = record["winner"]
+            winner = record.winner
             self.tally[2 if winner is None else winner] += 1
             wins, losses, draws = self.tally
             played = wins + losses + draws

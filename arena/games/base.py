@@ -7,15 +7,34 @@ referee drives any game through ``GameState`` alone; a bot is only ever shown
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
-__all__ = ["GameError", "GameState", "Hand", "HandsGame", "IllegalActionError", "Outcome"]
+__all__ = [
+    "ActionParseError",
+    "GameError",
+    "GameState",
+    "Hand",
+    "HandsGame",
+    "IllegalActionError",
+    "Outcome",
+    "PlayedGame",
+    "PlayedHand",
+    "RulesError",
+]
 
 
 class GameError(Exception):
     """Root of the errors raised by game engines."""
+
+
+class RulesError(GameError, ValueError):
+    """A rule set with a bad or unknown parameter, or a player count it cannot seat."""
+
+
+class ActionParseError(GameError, ValueError):
+    """Text that is not an action of the game (the message says what is wrong)."""
 
 
 class IllegalActionError(GameError, ValueError):
@@ -122,3 +141,69 @@ class HandsGame(Generic[A, O_co, R]):
     def hand_over(self, result: R) -> None:
         """Score the hand that just ended (still ``self.hand``); deal the next or end."""
         raise NotImplementedError
+
+
+# -- what the referee's table reads of a game of hands (arena.protocol.table) ----------
+
+
+class PlayedHand(Protocol):
+    """The current hand of a ``PlayedGame``: its public record and its deal."""
+
+    @property
+    def events(self) -> Sequence[object]:
+        """Every public event of the hand so far, oldest first (only ever appended)."""
+
+    @property
+    def deck(self) -> Sequence[object]:
+        """The deal's deck order, top first."""
+
+    @property
+    def dealer(self) -> int: ...
+
+    @property
+    def scores(self) -> Sequence[int]:
+        """Each seat's game total before this hand."""
+
+    @property
+    def hand_number(self) -> int: ...
+
+    def observation(self, seat: int) -> object: ...
+
+    def hand_of(self, seat: int) -> Iterable[object]:
+        """A seat's cards (the referee's view)."""
+
+
+class SeatPoints(Protocol):
+    @property
+    def points(self) -> int:
+        """What the hand added to the seat's game total."""
+
+
+class PlayedHandResult(Protocol):
+    @property
+    def seats(self) -> Sequence[SeatPoints]: ...
+
+
+class PlayedGame(Protocol):
+    """A game of hands as the referee drives it (``GinGame``, ``RummyGame``): the
+    ``GameState`` interface, the current ``hand`` and the ``results`` of the hands
+    played so far."""
+
+    @property
+    def num_seats(self) -> int: ...
+
+    @property
+    def hand(self) -> PlayedHand: ...
+
+    @property
+    def results(self) -> Sequence[PlayedHandResult]: ...
+
+    def current_seat(self) -> int | None: ...
+
+    def legal_actions(self) -> Sequence[Any]: ...
+
+    def apply(self, action: Any, seat: int | None = None) -> None: ...
+
+    def is_terminal(self) -> bool: ...
+
+    def outcome(self) -> Outcome: ...

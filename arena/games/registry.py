@@ -5,13 +5,31 @@ An id always means the same rules: changing what a rule set means takes a new id
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Protocol
 
+from arena.games.base import PlayedGame
 from arena.games.gin_rummy import PRESETS, GinGame, GinRules
 
-__all__ = ["GameSpec", "UnknownGameError", "builtin_games", "find_game"]
+__all__ = ["GameRules", "GameSpec", "NewGame", "UnknownGameError", "builtin_games", "find_game"]
+
+
+class GameRules(Protocol):
+    """A rule set: one frozen dataclass per game family (``GinRules``, ``RummyRules``),
+    named by its preset; the game's codec turns it into ``MatchStart.rules``."""
+
+    @property
+    def name(self) -> str: ...
+
+
+class NewGame(Protocol):
+    """How a ``GameSpec`` starts a game: from a seed, for ``seats`` players; a game of
+    single hands with ``hands_only``; ``max_deals`` (0: none) stops one that would not end."""
+
+    def __call__(
+        self, seed: int, seats: int, *, hands_only: bool = False, max_deals: int = 0
+    ) -> PlayedGame: ...
 
 
 class UnknownGameError(LookupError, ValueError):
@@ -26,9 +44,8 @@ class GameSpec:
     description: str
     min_seats: int
     max_seats: int
-    rules: Any
-    # new_game(seed, seats, hands_only=..., max_deals=...) -> a game state
-    new_game: Callable[..., Any]
+    rules: GameRules
+    new_game: NewGame
 
 
 def _gin_spec(key: str, rules: GinRules) -> GameSpec:

@@ -423,7 +423,7 @@ class InProcessConnection:
     There is no preemption: a timeout is noticed only after the bot returns.
     """
 
-    def __init__(self, bot: Bot) -> None:
+    def __init__(self, bot: Bot[Any, Any]) -> None:
         self.bot = bot
         self.label = bot.name
         self._session = BotSession(bot)

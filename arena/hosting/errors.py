@@ -6,7 +6,7 @@ is running, what it does is data for the referee (see STYLE.md §7).
 
 from __future__ import annotations
 
-__all__ = ["BotStartError", "HostingError", "ManifestError"]
+__all__ = ["BotStartError", "HostingError", "ManifestError", "UnknownBotError"]
 
 
 class HostingError(Exception):
@@ -27,3 +27,8 @@ class BotStartError(HostingError):
     The message carries the exit status (when there is one) and the last lines
     of the bot's stderr.
     """
+
+
+class UnknownBotError(HostingError, LookupError, ValueError):
+    """A bot reference that names nothing: no address, no manifest, no registered bot
+    (raised by the launcher and by the plugin manager's lookups alike)."""

@@ -18,10 +18,11 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from arena.hosting.allowlist import python_import_roots
 from arena.hosting.connection import BotConnection, GrpcConnection, InProcessConnection
-from arena.hosting.errors import HostingError
+from arena.hosting.errors import HostingError, UnknownBotError
 from arena.hosting.faults import BotFault, SeatStatus
 from arena.hosting.limits import Limits
 from arena.hosting.logs import DEFAULT_LOG_CAP
@@ -39,10 +40,6 @@ __all__ = [
     "UnstartableBotError",
     "host_bot",
 ]
-
-
-class UnknownBotError(HostingError, LookupError, ValueError):
-    """A reference that is no address, no manifest and no registered bot."""
 
 
 class SandboxUnavailableError(HostingError, ValueError):
@@ -108,7 +105,7 @@ def _is_address(reference: str) -> bool:
 def host_bot(
     reference: str,
     settings: LaunchSettings,
-    python_bots: Mapping[str, Callable[[], Bot]],
+    python_bots: Mapping[str, Callable[[], Bot[Any, Any]]],
     python_command: Callable[[str], Sequence[str]],
 ) -> HostedBot:
     """Start (or reach) the bot and shake hands.

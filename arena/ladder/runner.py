@@ -27,10 +27,10 @@ from arena.ladder.executors import ExecutorLostError, open_executor
 from arena.ladder.progress import Progress
 from arena.ladder.schedule import Unit, continuous_pick, gauntlet, round_robin
 from arena.ladder.worker import MatchJob
-from arena.plugins import PluginError, load_plugins
+from arena.plugins import PluginError, UnknownBotError, load_plugins
 from arena.privatefiles import private_folder
 from arena.ratings import DEFAULT_ENV, RatingEnv
-from arena.storage.ladder_store import LadderStore
+from arena.storage.ladder_store import BotStatus, LadderStore
 from arena.storage.submissions_store import submitted_bot_names
 
 __all__ = ["LadderError", "LadderRefused", "RunSummary", "run_ladder"]
@@ -68,7 +68,7 @@ def _config(store: LadderStore) -> LadderConfig:
 
 
 def _active(store: LadderStore) -> list[str]:
-    return [bot.name for bot in store.bots() if bot.status == "active"]
+    return [bot.name for bot in store.bots() if bot.status is BotStatus.ACTIVE]
 
 
 def _plan(store: LadderStore, config: LadderConfig) -> None:
@@ -101,7 +101,7 @@ def _unit_number(store: LadderStore) -> int:
 
 def _next_continuous(store: LadderStore, config: LadderConfig, env: RatingEnv) -> bool:
     """Queue the next most informative unit; False if there is none to play."""
-    bots = {bot.name: bot.rating for bot in store.bots() if bot.status == "active"}
+    bots = {bot.name: bot.rating for bot in store.bots() if bot.status is BotStatus.ACTIVE}
     group = continuous_pick(bots, store.played_counts(), config.seats, env)
     if group is None:
         return False
@@ -120,7 +120,7 @@ def _rotations(group: tuple[str, ...], duplicate: bool, number: int) -> list[tup
 def _settled(store: LadderStore, until_sigma: float | None) -> bool:
     if until_sigma is None:
         return False
-    return all(bot.rating.sigma < until_sigma for bot in store.bots() if bot.status == "active")
+    return all(bot.rating.sigma < until_sigma for bot in store.bots() if bot.status is BotStatus.ACTIVE)
 
 
 def _check_sandbox(store: LadderStore, config: LadderConfig, progress: bool) -> str:
@@ -212,13 +212,13 @@ def run_ladder(
     plugins.game(config.game)  # refuse to start without the game
     for bot in store.bots():
         if (
-            bot.status == "active"
+            bot.status is BotStatus.ACTIVE
             and not bot.reference.startswith(("grpc://", "unix:"))
             and not bot.reference.endswith(".toml")
         ):
             try:
                 plugins.bot(bot.reference)
-            except PluginError as error:
+            except (PluginError, UnknownBotError) as error:
                 raise LadderError(f"ladder {config.name}: bot {bot.name}: {error}") from None
     if config.schedule is ScheduleKind.CONTINUOUS and max_matches is None and until_sigma is None:
         raise LadderError(

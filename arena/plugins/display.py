@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import sys
-from typing import Any, TextIO
+from typing import TextIO
 
 from arena.referee.observers import MatchObserver
+from arena.referee.records import ActionRecord, FaultRecordLine, HandEndRecord, Record
 
 __all__ = ["VerbosePrinter"]
 
@@ -20,17 +21,16 @@ class VerbosePrinter(MatchObserver):
     def _name(self, seat: int) -> str:
         return self.names[seat] if 0 <= seat < len(self.names) else f"seat {seat}"
 
-    def on_record(self, record: dict[str, Any]) -> None:
-        kind = record["type"]
-        if kind == "action":
-            flag = " (replaced)" if record.get("replaced") else ""
-            comment = f"  # {record['comment']}" if record.get("comment") else ""
-            line = f"g{record['game']} h{record['hand']} {self._name(record['seat']):>12}: {record['action']}{flag} [{record['ms']:.2f} ms]{comment}"
-        elif kind == "fault":
-            line = f"FAULT {self._name(record['seat'])}: {record['status']}: {record['reason']} -> {record['consequence']}"
-        elif kind == "hand_end":
-            result = record["result"]
-            line = f"g{record['game']} h{record['hand']} ended: {result['termination']}, winner {result['winner']}, {result['points']} points"
+    def on_record(self, record: Record) -> None:
+        if isinstance(record, ActionRecord):
+            flag = " (replaced)" if record.replaced else ""
+            comment = f"  # {record.comment}" if record.comment else ""
+            line = f"g{record.game} h{record.hand} {self._name(record.seat):>12}: {record.action}{flag} [{record.ms:.2f} ms]{comment}"
+        elif isinstance(record, FaultRecordLine):
+            line = f"FAULT {self._name(record.seat)}: {record.status}: {record.reason} -> {record.consequence}"
+        elif isinstance(record, HandEndRecord):
+            result = record.result
+            line = f"g{record.game} h{record.hand} ended: {result['termination']}, winner {result['winner']}, {result['points']} points"
         else:
             return
         print(line, file=self.stream, flush=True)

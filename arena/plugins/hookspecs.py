@@ -17,6 +17,7 @@ import pluggy
 if TYPE_CHECKING:
     from arena.plugins.registrations import BotRegistration, GameRegistration, MatchContext
     from arena.referee.observers import MatchObserver
+    from arena.referee.records import ActionRecord, HandEndRecord, MatchHeader
 
 __all__ = ["PROJECT", "hookimpl", "hookspec"]
 
@@ -56,17 +57,20 @@ def arena_match_observers(context: MatchContext) -> Sequence[MatchObserver]:
 
 
 @hookspec
-def arena_match_started(context: MatchContext, header: dict[str, Any]) -> None:
-    """Called when a match starts, with its header record (game, rules, the seed's commitment, players; the seed itself comes in the ``reveal`` record at the end)."""
+def arena_match_started(context: MatchContext, header: MatchHeader) -> None:
+    """Called when a match starts, with its header record (game, rules, the seed's
+    commitment, players; the seed itself comes in the ``reveal`` record at the end).
+    Records (``arena.referee.records``, docs/REPLAY.md) also read as their JSON
+    objects: ``header["game_id"]`` is ``header.game_id``."""
 
 
 @hookspec
-def arena_decision_made(context: MatchContext, record: dict[str, Any]) -> None:
+def arena_decision_made(context: MatchContext, record: ActionRecord) -> None:
     """Called after every decision is played: seat, action text, milliseconds, comment."""
 
 
 @hookspec
-def arena_hand_ended(context: MatchContext, record: dict[str, Any]) -> None:
+def arena_hand_ended(context: MatchContext, record: HandEndRecord) -> None:
     """Called when a hand ends, with its result (every seat's melds, deadwood, points)."""
 
 

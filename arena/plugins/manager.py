@@ -19,11 +19,13 @@ from typing import Any
 import pluggy
 
 from arena.games.registry import GameSpec, UnknownGameError
+from arena.hosting.errors import UnknownBotError
 from arena.plugins import builtin, hookspecs
 from arena.plugins.hookspecs import PROJECT
 from arena.plugins.registrations import BotRegistration, GameRegistration, MatchContext
 from arena.protocol.families import register_codec
 from arena.referee.observers import MatchObserver
+from arena.referee.records import ActionRecord, HandEndRecord, MatchEndRecord, MatchHeader, Record
 from arena.sdk import Bot
 
 __all__ = [
@@ -45,10 +47,6 @@ class PluginError(ValueError):
     """A plugin problem that stops what was asked for."""
 
 
-class UnknownBotError(PluginError, LookupError):
-    """No registered bot has that name."""
-
-
 @dataclass(frozen=True)
 class PluginProblem:
     plugin: str
@@ -65,16 +63,15 @@ class _HookDispatcher(MatchObserver):
         self.hook = hook
         self.context = context
 
-    def on_record(self, record: dict[str, Any]) -> None:
-        kind = record["type"]
-        if kind == "match":
+    def on_record(self, record: Record) -> None:
+        if isinstance(record, MatchHeader):
             self.hook.arena_match_started(context=self.context, header=record)
-        elif kind == "action":
+        elif isinstance(record, ActionRecord):
             self.hook.arena_decision_made(context=self.context, record=record)
-        elif kind == "hand_end":
+        elif isinstance(record, HandEndRecord):
             self.hook.arena_hand_ended(context=self.context, record=record)
-        elif kind == "match_end":
-            self.hook.arena_match_ended(context=self.context, result=record["result"])
+        elif isinstance(record, MatchEndRecord):
+            self.hook.arena_match_ended(context=self.context, result=record.result)
 
 
 class PluginSet:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from arena.games.registry import GameSpec
+from arena.protocol.codec import Codec
 from arena.sdk import Bot
 
 __all__ = ["BotRegistration", "GameRegistration", "MatchContext"]
@@ -19,13 +19,13 @@ class BotRegistration:
     """A Python bot: its name, how to make one, and the games it plays."""
 
     name: str
-    factory: Callable[[], Bot]
+    factory: Callable[[], Bot[Any, Any]]
     games: tuple[str, ...] = ("gin-rummy/*",)
     description: str = ""
     source: str = ""  # filled in by the plugin manager: which plugin registered it
 
     @classmethod
-    def of_class(cls, bot_class: type[Bot]) -> BotRegistration:
+    def of_class(cls, bot_class: type[Bot[Any, Any]]) -> BotRegistration:
         doc = (bot_class.__doc__ or "").strip().splitlines()
         return cls(bot_class.name, bot_class, tuple(bot_class.games), doc[0] if doc else "")
 
@@ -35,7 +35,7 @@ class GameRegistration:
     """A rule set and the module that converts its types to protocol messages."""
 
     spec: GameSpec
-    codec: ModuleType
+    codec: Codec
     source: str = ""
 
 

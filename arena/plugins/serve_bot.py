@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from arena.hosting.manifest import bot_python
-from arena.plugins.manager import PluginError, load_plugins
+from arena.plugins.manager import PluginError, UnknownBotError, load_plugins
 from arena.sdk import serve
 
 __all__ = ["command_for", "main"]
@@ -38,7 +38,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     plugins = load_plugins(args.plugin, autoload=not args.no_plugin_autoload)
     try:
         registration = plugins.bot(args.name)
-    except PluginError as error:
+    except (PluginError, UnknownBotError) as error:
         sys.exit(f"serve_bot: {error}")
     serve(registration.factory(), address=args.address, argv=[])
 

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Sequence
 from typing import Final
 
 from arena.cards import ALL_CARDS, Card, CardParseError, CardSet, Layoff, Meld
+from arena.cards.masks import of_mask, suit_table
 from arena.proto import bot_pb2 as pb
 
 __all__ = [
@@ -45,28 +46,14 @@ def cards_from_texts(texts: Iterable[str], where: str) -> CardSet:
 _TEXTS: Final = tuple(str(card) for card in ALL_CARDS)
 
 
-def _suit_texts(suit: int) -> tuple[tuple[str, ...], ...]:
-    names = _TEXTS[13 * suit : 13 * suit + 13]
-    return tuple(
-        tuple(names[rank] for rank in range(13) if mask >> rank & 1) for mask in range(1 << 13)
-    )
-
-
 # Text forms of every 13-bit suit mask: a hand's texts are four lookups (hot path).
-_SUIT_TEXTS: Final = tuple(_suit_texts(suit) for suit in range(4))
+_SUIT_TEXTS: Final = suit_table(_TEXTS)
 
 
 def cards_to_texts(cards: Iterable[Card]) -> list[str]:
     """Text forms, in the order given (a ``CardSet`` in card order)."""
     if isinstance(cards, CardSet):
-        mask = cards.mask
-        clubs, diamonds, hearts, spades = _SUIT_TEXTS
-        return [
-            *clubs[mask & 0x1FFF],
-            *diamonds[mask >> 13 & 0x1FFF],
-            *hearts[mask >> 26 & 0x1FFF],
-            *spades[mask >> 39],
-        ]
+        return of_mask(_SUIT_TEXTS, cards.mask)
     return [_TEXTS[card.index] for card in cards]
 
 

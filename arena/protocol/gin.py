@@ -47,6 +47,7 @@ __all__ = [
     "GinTable",
     "action_from_proto",
     "action_to_proto",
+    "event_from_proto",
     "hand_result_record",
     "new_table",
     "observation_from_proto",
@@ -74,6 +75,7 @@ _EVENTS = {
     EventKind.DEFEND: pb.Event.KIND_DEFEND,
     EventKind.HAND_OVER: pb.Event.KIND_HAND_OVER,
 }
+_EVENTS_BACK = {value: key for key, value in _EVENTS.items()}
 
 
 def rules_map(rules: GinRules) -> dict[str, str]:
@@ -364,6 +366,21 @@ def event_to_proto(event: PublicEvent) -> pb.Event:
     if event.layoffs:
         message.layoffs.extend(layoff_to_proto(layoff) for layoff in event.layoffs)
     return message
+
+
+def event_from_proto(message: pb.Event) -> PublicEvent:
+    """The engine's event of an ``Event`` message (what the SDK gives a bot)."""
+    kind = _EVENTS_BACK.get(message.kind)
+    if kind is None:
+        raise ProtocolError(f"event.kind: not a Gin Rummy event ({message.kind})")
+    return PublicEvent(
+        kind,
+        None if message.seat < 0 else message.seat,
+        card_from_text(message.card, "event.card") if message.card else None,
+        tuple(meld_from_proto(meld, "event.melds") for meld in message.melds),
+        cards_from_texts(message.cards, "event.cards"),
+        tuple(layoff_from_proto(layoff, "event.layoffs") for layoff in message.layoffs),
+    )
 
 
 # ---------------------------------------------------------------- results --

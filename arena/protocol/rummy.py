@@ -53,6 +53,7 @@ __all__ = [
     "RummyTable",
     "action_from_proto",
     "action_to_proto",
+    "event_from_proto",
     "event_to_proto",
     "hand_result_record",
     "hand_result_to_proto",
@@ -76,6 +77,7 @@ _EVENTS = {
     EventKind.RESHUFFLE: pb.Event.KIND_RESHUFFLE,
     EventKind.HAND_OVER: pb.Event.KIND_HAND_OVER,
 }
+_EVENTS_BACK = {value: key for key, value in _EVENTS.items()}
 _RULE_MELD = (
     "rule 5: a meld is a set (3-4 of a rank, any suits) or a run (3+ consecutive cards of a suit)"
 )
@@ -354,6 +356,24 @@ def event_to_proto(event: PublicEvent) -> pb.Event:
     return message
 
 
+def event_from_proto(message: pb.Event) -> PublicEvent:
+    """The engine's event of an ``Event`` message (what the SDK gives a bot)."""
+    kind = _EVENTS_BACK.get(message.kind)
+    if kind is None:
+        raise ProtocolError(f"event.kind: not a Basic Rummy event ({message.kind})")
+    stands_for = None
+    if message.layoffs and message.layoffs[0].stands_for:
+        stands_for = natural_from_text(message.layoffs[0].stands_for, "event.layoffs")
+    return PublicEvent(
+        kind,
+        None if message.seat < 0 else message.seat,
+        card_from_text(message.card, "event.card") if message.card else None,
+        meld_from_proto(message.melds[0], "event.melds") if message.melds else None,
+        stands_for,
+        card_from_text(message.cards[0], "event.cards") if message.cards else None,
+    )
+
+
 # ---------------------------------------------------------------- results --
 
 
@@ -454,7 +474,7 @@ class RummyTable(Table):
     def end_reason(self) -> str:
         summary = self.game.summary
         assert summary is not None
-        return summary.reason
+        return summary.reason.value
 
     def hidden_cards(self, seat: int) -> Counter[str]:
         """Cards ``seat`` must not be told about, as a multiset of card texts: the

@@ -2,19 +2,19 @@
 
 ``Table`` holds what every game shares (whose turn, hand starts, decision
 requests, hand results since the last look); each game's subclass supplies its
-conversions.  A game engine offers ``current_seat``, ``legal_actions``, ``apply``,
-``is_terminal`` and ``outcome`` (the table passes them on as its own), ``hand`` (the
-current hand: ``events``, ``observation(seat)``, ``hand_of(seat)``, ``deck``,
-``dealer``, ``scores``, ``hand_number``) and ``results`` (finished hands, each with
-``seats[i].points``).
+conversions.  The game is a ``PlayedGame`` (``arena.games.base``): ``current_seat``,
+``legal_actions``, ``apply``, ``is_terminal`` and ``outcome`` (the table passes them
+on as its own), ``hand`` (the current hand: ``events``, ``observation(seat)``,
+``hand_of(seat)``, ``deck``, ``dealer``, ``scores``, ``hand_number``) and ``results``
+(finished hands, each with ``seats[i].points``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
-from arena.games.base import Outcome
+from arena.games.base import Outcome, PlayedGame
 from arena.proto import bot_pb2 as pb
 from arena.protocol.common import cards_to_texts
 from arena.protocol.wire import int_field, message_field, message_header
@@ -27,17 +27,17 @@ _DECISION_FIELD = pb.RefereeMessage.DESCRIPTOR.fields_by_name["decision"].number
 class Table:
     family: ClassVar[str]
 
-    def __init__(self, game_id: str, game: Any) -> None:
+    def __init__(self, game_id: str, game: PlayedGame) -> None:
         self.game_id = game_id
         self.game = game
         # The game's own methods, bound once: the referee calls them every decision.
         self.current_seat: Callable[[], int | None] = game.current_seat
-        self.legal_actions: Callable[[], list[Any]] = game.legal_actions
+        self.legal_actions: Callable[[], Sequence[Any]] = game.legal_actions
         self.apply: Callable[[Any, int], None] = game.apply
         self.is_terminal: Callable[[], bool] = game.is_terminal
         self.outcome: Callable[[], Outcome] = game.outcome
         self._seen = [0] * game.num_seats  # per seat: events of the current hand it was sent
-        self._hand: Any = None  # the hand HandStart was last sent for
+        self._hand: object = None  # the hand HandStart was last sent for
         self._event_fields: list[
             bytes
         ] = []  # the current hand's events, encoded once for all seats
@@ -48,7 +48,7 @@ class Table:
         self._encoded: list[Any] = []
         self._reported = 0  # hand results already reported
         self._clock = ((0, 0), message_field(5, b""))  # the last clocks sent, as a field
-        self.legal: list[Any] = []  # the legal actions of the last decision request
+        self.legal: Sequence[Any] = []  # the legal actions of the last decision request
 
     # -- each game's conversions ---------------------------------------------
 
@@ -70,6 +70,14 @@ class Table:
         raise NotImplementedError
 
     def hand_record(self, result: Any) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def scores(self) -> tuple[int, ...]:
+        """The standing as "higher is better" points (what a forfeited game records)."""
+        raise NotImplementedError
+
+    def end_reason(self) -> str:
+        """Why the game ended (``GameEnd.reason``), once it is over."""
         raise NotImplementedError
 
     def observation_bytes(self, seat: int, game_number: int) -> bytes:
@@ -104,13 +112,13 @@ class Table:
 
     @property
     def hand_number(self) -> int:
-        return self.game.hand.hand_number  # type: ignore[no-any-return]
+        return self.game.hand.hand_number
 
     def deck(self) -> list[str]:
         return self.card_texts(self.game.hand.deck)
 
     def dealer(self) -> int:
-        return self.game.hand.dealer  # type: ignore[no-any-return]
+        return self.game.hand.dealer
 
     def hand_start(self, seat: int, game_number: int) -> pb.HandStart:
         hand = self.game.hand

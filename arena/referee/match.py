@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import fnmatch
 import random
 import time
 import uuid
@@ -23,10 +22,22 @@ from arena.games.registry import GameSpec
 from arena.hosting.connection import BotConnection
 from arena.hosting.faults import BotFault, SeatStatus
 from arena.proto import bot_pb2 as pb
-from arena.protocol import ProtocolError, codec_for
+from arena.protocol import ProtocolError, codec_for, plays_game
 from arena.protocol.commitment import new_salt, seed_commitment
 from arena.referee.observers import MatchObserver
-from arena.referee.replay import REPLAY_VERSION
+from arena.referee.records import (
+    REPLAY_VERSION,
+    ActionRecord,
+    DealRecord,
+    FaultRecordLine,
+    GameEndRecord,
+    GameStartRecord,
+    HandEndRecord,
+    MatchEndRecord,
+    MatchHeader,
+    Record,
+    RevealRecord,
+)
 from arena.referee.results import FaultRecord, GameRecord, MatchResult, SeatRecord
 from arena.referee.settings import FaultMode, FaultPolicy, TimeControl
 
@@ -102,7 +113,7 @@ class _Match:
         self.replacements = [0] * len(seats)
         self.request_id = 0
 
-    def emit(self, record: dict[str, Any]) -> None:
+    def emit(self, record: Record) -> None:
         for observer in self.observers:
             observer.on_record(record)
 
@@ -131,7 +142,7 @@ class _Match:
             self.records[seat].status = fault.status
         if fault.status in _FATAL:
             self.alive[seat] = False
-        self.emit({"type": "fault", **record.to_json()})
+        self.emit(FaultRecordLine(**record.to_json()))
 
     # -- the match ------------------------------------------------------------
 
@@ -140,23 +151,22 @@ class _Match:
         config = self.config
         spec = config.spec
         self.emit(
-            {
-                "type": "match",
-                "version": REPLAY_VERSION,
-                "match_id": config.match_id,
-                "game_id": spec.id,
-                "rules": self.codec.rules_map(spec.rules),
-                "seed_commitment": self.commitment.hex(),  # the seed comes at the end
-                "games": config.games,
-                "hands_only": config.hands_only,
-                "max_deals": config.max_deals,
-                "time_control": {
+            MatchHeader(
+                version=REPLAY_VERSION,
+                match_id=config.match_id,
+                game_id=spec.id,
+                rules=self.codec.rules_map(spec.rules),
+                seed_commitment=self.commitment.hex(),  # the seed comes at the end
+                games=config.games,
+                hands_only=config.hands_only,
+                max_deals=config.max_deals,
+                time_control={
                     "startup_ms": config.time_control.startup_ms,
                     "decision_ms": config.time_control.decision_ms,
                     "bank_ms": config.time_control.bank_ms,
                 },
-                "fault_policy": str(config.fault_policy),
-                "players": [
+                fault_policy=str(config.fault_policy),
+                players=[
                     {
                         "name": seat.name,
                         "version": record.version,
@@ -165,12 +175,12 @@ class _Match:
                     }
                     for seat, record in zip(self.seats, self.records, strict=True)
                 ],
-            }
+            )
         )
         for index, seat in enumerate(self.seats):
             if seat.start_fault is not None:
                 self.fault(index, seat.start_fault, game=-1, hand=-1, consequence="forfeit")
-            elif seat.connection is not None and not _plays(seat.connection.info.games, spec.id):
+            elif seat.connection is not None and not plays_game(seat.connection.info.games, spec.id):
                 plays = ", ".join(seat.connection.info.games) or "nothing"
                 refusal = BotFault(
                     SeatStatus.PROTOCOL_ERROR,
@@ -201,15 +211,8 @@ class _Match:
                     with contextlib.suppress(Exception):
                         await seat.connection.end_match()
             # Also when the match is cut short: it is over, and the replay can be read.
-            self.emit(
-                {
-                    "type": "reveal",
-                    "seed": config.seed,
-                    "salt": self.salt.hex(),
-                    "decks": self.decks,
-                }
-            )
-        self.emit({"type": "match_end", "result": self.result.to_json()})
+            self.emit(RevealRecord(config.seed, self.salt.hex(), self.decks))
+        self.emit(MatchEndRecord(self.result.to_json()))
 
     def _match_start(self, seat: int) -> pb.RefereeMessage:
         config = self.config
@@ -238,7 +241,7 @@ class _Match:
             seed, len(self.seats), hands_only=config.hands_only, max_deals=config.max_deals
         )
         table = self.codec.new_table(config.spec.id, game)
-        self.emit({"type": "game", "game": number})
+        self.emit(GameStartRecord(number))
         await self.broadcast(pb.RefereeMessage(game_start=pb.GameStart(game_number=number)), number)
         banks = [config.time_control.bank_ms / 1000.0] * len(self.seats)
         forfeiters: list[int] = []
@@ -253,7 +256,7 @@ class _Match:
                     hand = table.hand_number
                     self.decks.append({"game": number, "hand": hand, "deck": table.deck()})
                     self.emit(
-                        {"type": "deal", "game": number, "hand": hand, "dealer": table.dealer()}
+                        DealRecord(number, hand, table.dealer())
                     )
                 starts = {
                     seat: pb.RefereeMessage(
@@ -273,12 +276,7 @@ class _Match:
             for hand_end, result in table.finished_hands(number):
                 if self.observers:
                     self.emit(
-                        {
-                            "type": "hand_end",
-                            "game": number,
-                            "hand": hand_end.hand_number,
-                            "result": table.hand_record(result),
-                        }
+                        HandEndRecord(number, hand_end.hand_number, table.hand_record(result))
                     )
                 await self.broadcast(
                     pb.RefereeMessage(hand_end=hand_end), number, hand_end.hand_number
@@ -301,7 +299,7 @@ class _Match:
         )
         # Without the game's seed: from it (SplitMix64 can be run backwards) the
         # match seed and every later game's deals follow; it comes with the reveal.
-        self.emit({"type": "game_end", **record.to_json(without_seed=True)})
+        self.emit(GameEndRecord(**record.to_json(without_seed=True)))
         await self.broadcast(
             pb.RefereeMessage(
                 game_end=pb.GameEnd(
@@ -377,15 +375,14 @@ class _Match:
         self.records[seat].decision_seconds.append(elapsed)
         if self.observers:  # skip building the record when nobody listens (hot path)
             self.emit(
-                {
-                    "type": "action",
-                    "game": game,
-                    "hand": hand,
-                    "seat": seat,
-                    "action": table.format_action(action),
-                    "ms": round(elapsed * 1000, 3),
-                    "comment": reply.comment[:200],
-                }
+                ActionRecord(
+                    game,
+                    hand,
+                    seat,
+                    table.format_action(action),
+                    round(elapsed * 1000, 3),
+                    reply.comment[:200],
+                )
             )
         return True
 
@@ -459,16 +456,9 @@ class _Match:
             table.hand_number,
         )
         self.emit(
-            {
-                "type": "action",
-                "game": game,
-                "hand": table.hand_number,
-                "seat": seat,
-                "action": text,
-                "ms": round(elapsed * 1000, 3),
-                "comment": "",
-                "replaced": True,
-            }
+            ActionRecord(
+                game, table.hand_number, seat, text, round(elapsed * 1000, 3), "", replaced=True
+            )
         )
         table.apply(action, seat)
         return True
@@ -485,10 +475,6 @@ def _unexpected(error: Exception) -> BotFault:
 def _quoted(text: str) -> str:
     """A bot's own text in a fault reason: one line, at most 200 characters."""
     return repr(" ".join(text.split())[:200])
-
-
-def _plays(patterns: Sequence[str], game_id: str) -> bool:
-    return any(fnmatch.fnmatchcase(game_id, pattern) for pattern in patterns)
 
 
 def _forfeit_outcome(seats: int, forfeiters: Sequence[int], scores: Sequence[int]) -> Outcome:

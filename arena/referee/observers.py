@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from arena.referee.records import Record
 
 __all__ = ["MatchObserver"]
 
 
 class MatchObserver:
-    """Receives a match's events as plain JSON-ready records.  Override what you need.
+    """Receives a match's records as they happen.  Override what you need.
 
-    Records (each a dict with a "type"): ``match`` (header), ``game``, ``deal``,
-    ``action``, ``fault``, ``hand_end``, ``game_end``, ``reveal`` (the seed, salt and
-    decks, once the match is over), ``match_end``.
+    Records (``arena.referee.records``, docs/REPLAY.md): ``MatchHeader``,
+    ``GameStartRecord``, ``DealRecord``, ``ActionRecord``, ``FaultRecordLine``,
+    ``HandEndRecord``, ``GameEndRecord``, ``RevealRecord`` (the seed, salt and decks,
+    once the match is over), ``MatchEndRecord``; ``record.to_json()`` is its replay line.
     """
 
-    def on_record(self, record: dict[str, Any]) -> None:
+    def on_record(self, record: Record) -> None:
         """Called for every record, in order."""
 
     def close(self) -> None:

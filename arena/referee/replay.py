@@ -28,6 +28,7 @@ from arena.privatefiles import open_private, private_folder
 from arena.protocol import codec_for
 from arena.protocol.commitment import RevealCheck, check_reveal
 from arena.referee.observers import MatchObserver
+from arena.referee.records import REPLAY_VERSION, Record, RecordError, record_from_json
 
 __all__ = [
     "REPLAY_VERSION",
@@ -37,12 +38,13 @@ __all__ = [
     "SeedCheck",
     "check_seed",
     "game_of",
+    "read_records",
     "read_replay",
     "table_for_game",
     "verify_replay",
 ]
 
-REPLAY_VERSION: Final = 2
+_FLUSHED: Final = frozenset({"hand_end", "game_end", "match_end", "fault", "reveal"})
 
 # How a game id becomes its rules: ``find_game`` knows the built-in games; the
 # command line passes its plugins' lookup, so plugin games can be read back too.
@@ -62,10 +64,10 @@ class ReplayWriter(MatchObserver):
         self.path = path
         self._file: IO[str] | None = open_private(path)
 
-    def on_record(self, record: dict[str, Any]) -> None:
+    def on_record(self, record: Record) -> None:
         if self._file is not None:
-            self._file.write(json.dumps(record, separators=(",", ":")) + "\n")
-            if record["type"] in ("hand_end", "game_end", "match_end", "fault", "reveal"):
+            self._file.write(json.dumps(record.to_json(), separators=(",", ":")) + "\n")
+            if record.type in _FLUSHED:
                 self._file.flush()
 
     def close(self) -> None:
@@ -82,6 +84,18 @@ def read_replay(path: Path) -> Iterator[dict[str, Any]]:
     if records and records[0].get("version", 1) >= 2:
         _put_back_reveal(path, records)
     return iter(records)
+
+
+def read_records(path: Path) -> list[Record]:
+    """The records of a replay as typed values (``read_replay``'s lines, parsed by
+    ``record_from_json``); ``ReplayError`` names the file, the record and the field."""
+    out = []
+    for number, line in enumerate(read_replay(path), start=1):
+        try:
+            out.append(record_from_json(line))
+        except RecordError as error:
+            raise ReplayError(f"{path}: record {number}: {error}") from None
+    return out
 
 
 def _read_lines(path: Path) -> Iterator[dict[str, Any]]:

@@ -1,6 +1,13 @@
 """Write a bot in Python: subclass ``Bot``, implement ``decide``, call ``serve(MyBot())``.
 
-The engine helpers a bot needs come from the same import: cards, deadwood and melds.
+The engine helpers a bot needs come from the same import: cards, deadwood and melds,
+and the games' types (``gin``, ``rummy``, their observations) for typed bots::
+
+    from arena.sdk import Bot, Decision, GinObservation, gin, serve
+
+    class MyBot(Bot[GinObservation, gin.Action]):
+        def decide(self, decision: Decision[GinObservation, gin.Action]) -> gin.Action:
+            return decision.legal_actions[0]
 """
 
 from arena.cards import (
@@ -14,8 +21,11 @@ from arena.cards import (
     min_deadwood,
 )
 from arena.games import gin_rummy as gin
+from arena.games import rummy
+from arena.games.gin_rummy import GinObservation
+from arena.games.rummy import RummyObservation
 from arena.protocol.commitment import RevealCheck, check_match_reveal, seed_commitment
-from arena.sdk.bot import Bot, BotSession, Decision, Reply
+from arena.sdk.bot import Bot, BotSession, Decision, GameEvent, Reply
 from arena.sdk.server import ADDRESS_VARIABLE, serve
 
 __all__ = [
@@ -25,9 +35,12 @@ __all__ = [
     "Card",
     "CardSet",
     "Decision",
+    "GameEvent",
+    "GinObservation",
     "Meld",
     "Reply",
     "RevealCheck",
+    "RummyObservation",
     "best_arrangement",
     "check_match_reveal",
     "deadwood_of_mask",
@@ -35,6 +48,7 @@ __all__ = [
     "knock_discards",
     "layoff_options",
     "min_deadwood",
+    "rummy",
     "seed_commitment",
     "serve",
 ]

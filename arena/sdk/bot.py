@@ -2,42 +2,49 @@
 
 from __future__ import annotations
 
-import fnmatch
 import sys
 import traceback
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic, TypeVar
 
+from arena.games.gin_rummy import PublicEvent as GinEvent
+from arena.games.rummy import PublicEvent as RummyEvent
 from arena.proto import bot_pb2 as pb
-from arena.protocol import PROTOCOL_VERSION, ProtocolError, codec_for
+from arena.protocol import PROTOCOL_VERSION, ProtocolError, codec_for, plays_game
 from arena.protocol.commitment import RevealCheck, check_match_reveal
 
-__all__ = ["Bot", "BotSession", "Decision", "Reply"]
+__all__ = ["Bot", "BotSession", "Decision", "GameEvent", "Reply"]
+
+ObsT = TypeVar("ObsT")  # the game's observation, e.g. GinObservation
+ActT = TypeVar("ActT")  # the game's action, e.g. gin.Action
+
+GameEvent = GinEvent | RummyEvent
+"""An event as the engine records it: ``gin.PublicEvent`` or ``rummy.PublicEvent``."""
 
 
-class Decision:
+class Decision(Generic[ObsT, ActT]):
     """One decision: what the seat sees, what happened since, and what it may do.
 
-    ``observation`` and ``legal_actions`` are the engine's own types (for Gin Rummy
-    ``GinObservation`` and its actions), converted on first use; ``message`` is the
-    raw request.
+    ``observation``, ``legal_actions`` and ``events`` are the engine's own types (for
+    Gin Rummy ``Decision[GinObservation, gin.Action]``, events ``gin.PublicEvent``),
+    converted on first use; ``message`` is the raw request.
     """
 
     def __init__(self, game_id: str, message: pb.DecisionRequest, codec: Any) -> None:
         self.game_id = game_id
         self.message = message
         self._codec = codec
-        self._observation: Any = None
-        self._legal: list[Any] | None = None
+        self._observation: ObsT | None = None
+        self._legal: list[ActT] | None = None
 
     @property
-    def observation(self) -> Any:
+    def observation(self) -> ObsT:
         if self._observation is None:
             self._observation = self._codec.observation_from_proto(self.message.observation)
         return self._observation
 
     @property
-    def legal_actions(self) -> list[Any]:
+    def legal_actions(self) -> list[ActT]:
         if self._legal is None:
             self._legal = [
                 self._codec.action_from_proto(action) for action in self.message.legal_actions
@@ -45,7 +52,14 @@ class Decision:
         return self._legal
 
     @property
-    def events(self) -> list[pb.Event]:
+    def events(self) -> list[GameEvent]:
+        """What happened since the seat's last decision, oldest first."""
+        convert = self._codec.event_from_proto
+        return [convert(event) for event in self.message.events]
+
+    @property
+    def event_messages(self) -> list[pb.Event]:
+        """The same events as the protocol's ``Event`` messages."""
         return list(self.message.events)
 
     @property
@@ -58,22 +72,30 @@ class Decision:
 
 
 @dataclass(frozen=True, slots=True)
-class Reply:
+class Reply(Generic[ActT]):
     """An action (or an index into ``legal_actions``) with a comment for the replay."""
 
-    action: Any
+    action: ActT | int
     comment: str = ""
 
 
-class Bot:
-    """Base class of Python bots.  Only ``decide`` is required."""
+class Bot(Generic[ObsT, ActT]):
+    """Base class of Python bots.  Only ``decide`` is required.
+
+    Generic over the game's observation and action types, so that a type checker
+    knows what ``decide`` is given and may return::
+
+        class MyBot(Bot[GinObservation, gin.Action]):
+            def decide(self, decision: Decision[GinObservation, gin.Action]) -> gin.Action:
+                return decision.legal_actions[0]
+    """
 
     name: ClassVar[str] = "python-bot"
     author: ClassVar[str] = ""
     version: ClassVar[str] = "0.1"
     games: ClassVar[tuple[str, ...]] = ("gin-rummy/*",)
 
-    def decide(self, decision: Decision) -> Any:
+    def decide(self, decision: Decision[ObsT, ActT]) -> ActT | int | Reply[ActT]:
         """Return an action from ``decision.legal_actions`` (or its index, or a ``Reply``)."""
         raise NotImplementedError
 
@@ -99,13 +121,13 @@ class Bot:
         print(f"[{self.name}] referee notice: {message.text}", file=sys.stderr)
 
     def plays(self, game_id: str) -> bool:
-        return any(fnmatch.fnmatchcase(game_id, pattern) for pattern in self.games)
+        return plays_game(self.games, game_id)
 
 
 class BotSession:
     """Turns protocol messages into calls on a ``Bot`` (shared by gRPC and in-process)."""
 
-    def __init__(self, bot: Bot) -> None:
+    def __init__(self, bot: Bot[Any, Any]) -> None:
         self.bot = bot
         self.game_id = ""
         self._codec: Any = None
@@ -156,8 +178,8 @@ class BotSession:
         if self._codec is None:  # a decision before MatchStart: take the game from it
             self.game_id = request.observation.game_id
             self._codec = codec_for(self.game_id)
-        decision = Decision(self.game_id, request, self._codec)
-        answer = self.bot.decide(decision)
+        decision: Decision[Any, Any] = Decision(self.game_id, request, self._codec)
+        answer: Any = self.bot.decide(decision)
         comment = ""
         if isinstance(answer, Reply):
             answer, comment = answer.action, answer.comment
@@ -202,7 +224,7 @@ class BotSession:
         return pb.DecisionReply(request_id=request.request_id, comment=message[:200])
 
 
-def report_crash(bot: Bot) -> str:
+def report_crash(bot: Bot[Any, Any]) -> str:
     """Print the current exception for the bot's author; return a one-line reason."""
     traceback.print_exc(file=sys.stderr)
     error = sys.exc_info()[1]

@@ -15,6 +15,7 @@ import os
 import signal
 import sys
 from collections.abc import AsyncIterator, Sequence
+from typing import Any
 
 import grpc
 from grpc import aio as grpc_aio
@@ -32,7 +33,7 @@ ADDRESS_VARIABLE = "ARENA_BOT_ADDRESS"
 
 
 class _Servicer(pb_grpc.BotServicer):
-    def __init__(self, bot: Bot) -> None:
+    def __init__(self, bot: Bot[Any, Any]) -> None:
         self._bot = bot
 
     async def Handshake(
@@ -60,7 +61,7 @@ class _Servicer(pb_grpc.BotServicer):
                 yield reply
 
 
-def serve(bot: Bot, address: str | None = None, argv: Sequence[str] | None = None) -> None:
+def serve(bot: Bot[Any, Any], address: str | None = None, argv: Sequence[str] | None = None) -> None:
     """Serve ``bot`` until SIGTERM/SIGINT or until the referee shuts it down.
 
     The address comes from ``address``, else ``--address``, else the
@@ -78,7 +79,7 @@ def serve(bot: Bot, address: str | None = None, argv: Sequence[str] | None = Non
         runner.run(_serve(bot, address))
 
 
-async def _serve(bot: Bot, address: str) -> None:
+async def _serve(bot: Bot[Any, Any], address: str) -> None:
     server = grpc_aio.server()
     pb_grpc.add_BotServicer_to_server(_Servicer(bot), server)
     health_servicer = health.aio.HealthServicer()

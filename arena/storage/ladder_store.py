@@ -13,16 +13,28 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 from arena.ratings import Rating, RatingEnv, rate
 from arena.storage.db import StorageError, connect
 
-__all__ = ["BotRow", "DealSecret", "LadderStore", "MatchRow", "RecordedMatch"]
+__all__ = ["BotRow", "BotStatus", "DealSecret", "LadderStore", "MatchRow", "RecordedMatch"]
 
-ACTIVE = "active"
-STATUSES = ("active", "disabled", "suspended", "removed")
+
+class BotStatus(StrEnum):
+    """A ladder bot's standing, as the ``bots.status`` column stores it (a ``StrEnum``:
+    it is its text in SQL, JSON and comparisons)."""
+
+    ACTIVE = "active"
+    DISABLED = "disabled"  # by its owner or an operator
+    SUSPENDED = "suspended"  # by the ladder, after a streak of faults
+    REMOVED = "removed"
+
+
+ACTIVE = BotStatus.ACTIVE
+STATUSES = tuple(BotStatus)
 
 
 def _now() -> str:
@@ -34,7 +46,7 @@ class BotRow:
     id: int
     name: str
     reference: str
-    status: str
+    status: BotStatus
     rating: Rating
     matches: int
     wins: int
@@ -48,7 +60,7 @@ class BotRow:
     @classmethod
     def of(cls, row: sqlite3.Row) -> BotRow:
         return cls(
-            row["id"], row["name"], row["reference"], row["status"], Rating(row["mu"], row["sigma"]),
+            row["id"], row["name"], row["reference"], BotStatus(row["status"]), Rating(row["mu"], row["sigma"]),
             row["matches"], row["wins"], row["draws"], row["games"], row["game_wins"], row["points"],
             row["faults"], row["fault_streak"],
         )  # fmt: skip
@@ -173,9 +185,10 @@ class LadderStore:
                     (name, reference, ACTIVE, rating.mu, rating.sigma, _now()),
                 )
 
-    def set_status(self, name: str, status: str) -> None:
+    def set_status(self, name: str, status: BotStatus | str) -> None:
         if status not in STATUSES:
             raise ValueError(f"bot status must be one of {', '.join(STATUSES)}, got {status!r}")
+        status = BotStatus(status)
         self.bot(name)  # names the ladder's bots if there is no such one
         with self.transaction():
             streak = "" if status != ACTIVE else ", fault_streak = 0"

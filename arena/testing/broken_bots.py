@@ -75,22 +75,22 @@ def _kind(name: str, status: SeatStatus) -> Callable[[_Runner], _Runner]:
 # -- bots served through the SDK ---------------------------------------------------
 
 
-class _FunctionBot(Bot):
+class _FunctionBot(Bot[Any, Any]):
     author = "Rummy Arena tests"
     version = "1.0"
 
-    def __init__(self, decide: Callable[[Decision], Any]) -> None:
+    def __init__(self, decide: Callable[[Decision[Any, Any]], Any]) -> None:
         self._decide = decide
 
-    def decide(self, decision: Decision) -> Any:
+    def decide(self, decision: Decision[Any, Any]) -> Any:
         return self._decide(decision)
 
 
-def _legal(decision: Decision) -> int:
+def _legal(decision: Decision[Any, Any]) -> int:
     return 0
 
 
-def _serve_sdk(options: argparse.Namespace, decide: Callable[[Decision], Any]) -> None:
+def _serve_sdk(options: argparse.Namespace, decide: Callable[[Decision[Any, Any]], Any]) -> None:
     bot_class = type("BrokenBot", (_FunctionBot,), {"name": f"broken-{options.kind}"})
     serve(bot_class(decide), address=options.address, argv=[])
 
@@ -99,7 +99,7 @@ def _serve_sdk(options: argparse.Namespace, decide: Callable[[Decision], Any]) -
 def _hang(options: argparse.Namespace) -> None:
     """Never answers a decision: decide blocks forever."""
 
-    def decide(decision: Decision) -> int:
+    def decide(decision: Decision[Any, Any]) -> int:
         threading.Event().wait()
         return 0
 
@@ -113,7 +113,7 @@ def _slow(options: argparse.Namespace) -> None:
     if delay_ms is None:
         delay_ms = int(os.environ.get(DELAY_VARIABLE, "1000"))
 
-    def decide(decision: Decision) -> int:
+    def decide(decision: Decision[Any, Any]) -> int:
         time.sleep(delay_ms / 1000)
         return 0
 
@@ -125,7 +125,7 @@ def _crash_mid(options: argparse.Namespace) -> None:
     """Plays legally for --after decisions (default 3), then dies with os._exit(5)."""
     answered = 0
 
-    def decide(decision: Decision) -> int:
+    def decide(decision: Decision[Any, Any]) -> int:
         nonlocal answered
         if answered >= options.after:
             print(f"broken-crash-mid: exiting after {answered} decisions", file=sys.stderr)
@@ -141,7 +141,7 @@ def _crash_mid(options: argparse.Namespace) -> None:
 def _raise(options: argparse.Namespace) -> None:
     """An SDK bot whose decide raises RuntimeError."""
 
-    def decide(decision: Decision) -> int:
+    def decide(decision: Decision[Any, Any]) -> int:
         raise RuntimeError("broken-raise fails on purpose")
 
     _serve_sdk(options, decide)
@@ -157,7 +157,7 @@ def _garbage_index(options: argparse.Namespace) -> None:
 def _illegal(options: argparse.Namespace) -> None:
     """Plays legally until it must discard, then discards a card not in its hand (a full Action)."""
 
-    def decide(decision: Decision) -> Any:
+    def decide(decision: Decision[Any, Any]) -> Any:
         observation = decision.observation
         if observation.phase is not gin.Phase.DISCARD:
             return 0

@@ -38,6 +38,7 @@ from arena.proto import bot_pb2 as pb
 from arena.protocol import PROTOCOL_VERSION
 from arena.referee.match import MatchConfig, Seat, play_match
 from arena.referee.observers import MatchObserver
+from arena.referee.records import ActionRecord, FaultRecordLine, Record
 from arena.referee.settings import FaultMode, FaultPolicy, TimeControl
 
 __all__ = ["OK", "FuzzBot", "FuzzStats", "Recipe", "expected", "fuzz_matches", "scripts"]
@@ -257,12 +258,10 @@ class _Verdicts(MatchObserver):
         self.seen: list[str] = []
         self._replaced = False
 
-    def on_record(self, record: dict[str, Any]) -> None:
-        if record.get("seat") != self.seat:
-            return
-        if record["type"] == "fault" and record["game"] >= 0:
-            self.seen.append(record["status"])
-        elif record["type"] == "action" and not record.get("replaced"):
+    def on_record(self, record: Record) -> None:
+        if isinstance(record, FaultRecordLine) and record.seat == self.seat and record.game >= 0:
+            self.seen.append(record.status)
+        elif isinstance(record, ActionRecord) and record.seat == self.seat and not record.replaced:
             self.seen.append(OK)
 
 

@@ -26,7 +26,6 @@ has the variant.
 
 from __future__ import annotations
 
-import fnmatch
 import math
 import shutil
 import statistics
@@ -48,7 +47,7 @@ from arena.hosting.probe import health_status, probe_handshake
 from arena.plugins import PluginSet
 from arena.plugins.hosted import host_bots
 from arena.proto import bot_pb2 as pb
-from arena.protocol import PROTOCOL_VERSION
+from arena.protocol import PROTOCOL_VERSION, plays_game
 from arena.referee.match import MatchConfig, Seat, play_match
 from arena.referee.results import FaultRecord, MatchResult
 from arena.referee.settings import TimeControl
@@ -289,10 +288,6 @@ class _Host:
 # -- the checks ----------------------------------------------------------------------
 
 
-def _plays(patterns: Sequence[str], game_id: str) -> bool:
-    return any(fnmatch.fnmatchcase(game_id, pattern) for pattern in patterns)
-
-
 def _selected(only: Sequence[str], game_id: str) -> bool:
     return not only or any(game_id == item or game_id.startswith(f"{item}/") for item in only)
 
@@ -399,7 +394,7 @@ class _Checker:
         registered = sorted(self.plugins.games)
         patterns = list(info.games)
         wanted = [game_id for game_id in registered if _selected(only, game_id)]
-        plays = [game_id for game_id in wanted if _plays(patterns, game_id)]
+        plays = [game_id for game_id in wanted if plays_game(patterns, game_id)]
         who = f"{info.name} {info.version}".strip() + (f" by {info.author}" if info.author else "")
         base = f"{who}, protocol {info.protocol_version}, games {' '.join(patterns) or '(none)'}"
         if not plays:
@@ -435,7 +430,7 @@ class _Checker:
             games.append((spec, [s for s in pool if s.applies(spec.rules)]))
         gin = [spec for spec, _ in games if spec.id.startswith("gin-rummy/")]
         if gin and not any(getattr(spec.rules, "last_discard", False) for spec in gin):
-            if _plays(patterns, LAST_DISCARD_PROBE):
+            if plays_game(patterns, LAST_DISCARD_PROBE):
                 rules = replace(STANDARD, name="check-last-discard", last_discard=True)
                 probe = GameSpec(
                     LAST_DISCARD_PROBE,

@@ -74,7 +74,7 @@ def human_time_control(startup_ms: int) -> TimeControl:
 # -- the person's seat -------------------------------------------------------------
 
 
-class HumanPlayer(Bot):
+class HumanPlayer(Bot[Any, Any]):
     """Shows each decision on ``output`` and reads the move from ``input``."""
 
     name = "human"
@@ -153,10 +153,10 @@ class HumanPlayer(Bot):
 
     # decisions --------------------------------------------------------------------
 
-    def decide(self, decision: Decision) -> Any:
+    def decide(self, decision: Decision[Any, Any]) -> Any:
         observation: gin.GinObservation = decision.observation
         legal = decision.legal_actions
-        self.show(observation, decision.events, legal)
+        self.show(observation, decision.event_messages, legal)
         while True:
             self.output.write(f"your move [1-{len(legal)}, a move, ?]: ")
             self.output.flush()

@@ -205,10 +205,14 @@ class _ScenarioRummyGame(rummy.RummyGame):
 def scenario_spec(spec: GameSpec, scenario: Scenario) -> GameSpec:
     """``spec`` (same id and rules) dealing ``scenario`` instead of seeded shuffles."""
 
-    def new_game(seed: int, seats: int, *, hands_only: bool = False, max_deals: int = 0) -> Any:
-        if scenario.family == "rummy":
-            return _ScenarioRummyGame(spec.rules, scenario, seed)
-        return _ScenarioGinGame(spec.rules, scenario, seed)
+    def new_game(
+        seed: int, seats: int, *, hands_only: bool = False, max_deals: int = 0
+    ) -> gin.GinGame | rummy.RummyGame:
+        rules = spec.rules
+        if isinstance(rules, rummy.RummyRules):
+            return _ScenarioRummyGame(rules, scenario, seed)
+        assert isinstance(rules, gin.GinRules), f"no scenarios for {spec.id}"
+        return _ScenarioGinGame(rules, scenario, seed)
 
     return GameSpec(spec.id, spec.description, 2, 2, spec.rules, new_game)
 

@@ -25,7 +25,7 @@ from arena.sdk import Bot, Decision
 __all__ = ["ScriptedOpponent"]
 
 
-class ScriptedOpponent(Bot):
+class ScriptedOpponent(Bot[Any, Any]):
     """Plays ``script`` (action texts) where it fits, else the plain policy above."""
 
     name = "scripted-opponent"
@@ -46,7 +46,7 @@ class ScriptedOpponent(Bot):
         self.knock = knock
         self.lay = lay
 
-    def decide(self, decision: Decision) -> Any:
+    def decide(self, decision: Decision[Any, Any]) -> Any:
         legal = decision.legal_actions
         family = decision.game_id.split("/", 1)[0]
         if self.script:

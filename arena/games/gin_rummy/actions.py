@@ -8,10 +8,12 @@ Text forms: ``draw stock``, ``draw discard``, ``pass``, ``discard 7H``,
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
 from typing import Final
 
 from arena.cards import ALL_CARDS, Card, CardParseError, CardSet, InvalidMeldError, Layoff, Meld
+from arena.cards.masks import of_mask, suit_table
+from arena.games.base import ActionParseError
+from arena.games.turns import DRAW_DISCARD, DRAW_STOCK, Draw, DrawSource, parse_draw
 
 __all__ = [
     "DRAW_DISCARD",
@@ -29,25 +31,6 @@ __all__ = [
     "discards_of_mask",
     "parse_action",
 ]
-
-
-class ActionParseError(ValueError):
-    """Text that is not a Gin Rummy action."""
-
-
-class DrawSource(Enum):
-    STOCK = "stock"
-    DISCARD = "discard"
-
-
-@dataclass(frozen=True, slots=True)
-class Draw:
-    """Take the top of the stock or of the discard pile (also: take the first upcard)."""
-
-    source: DrawSource
-
-    def __str__(self) -> str:
-        return f"draw {self.source.value}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,8 +76,6 @@ class Defend:
 
 Action = Draw | Pass | Discard | Knock | Defend
 
-DRAW_STOCK: Final = Draw(DrawSource.STOCK)
-DRAW_DISCARD: Final = Draw(DrawSource.DISCARD)
 PASS: Final = Pass()
 _DISCARDS: Final = tuple(Discard(card) for card in ALL_CARDS)
 
@@ -104,27 +85,14 @@ def discard(card: Card) -> Discard:
     return _DISCARDS[card.index]
 
 
-def _suit_discards(suit: int) -> tuple[tuple[Discard, ...], ...]:
-    per_rank = _DISCARDS[13 * suit : 13 * suit + 13]
-    return tuple(
-        tuple(per_rank[rank] for rank in range(13) if mask >> rank & 1) for mask in range(1 << 13)
-    )
-
-
 # Discard actions of each 13-bit suit mask: a hand's discards are four tuple lookups,
 # the hot path of every turn.
-_SUIT_DISCARDS: Final = tuple(_suit_discards(suit) for suit in range(4))
+_SUIT_DISCARDS: Final = suit_table(_DISCARDS)
 
 
 def discards_of_mask(mask: int) -> list[Discard]:
     """The discard action of every card in a 52-bit hand mask, in card order."""
-    clubs, diamonds, hearts, spades = _SUIT_DISCARDS
-    return [
-        *clubs[mask & 0x1FFF],
-        *diamonds[mask >> 13 & 0x1FFF],
-        *hearts[mask >> 26 & 0x1FFF],
-        *spades[mask >> 39],
-    ]
+    return of_mask(_SUIT_DISCARDS, mask)
 
 
 def _parse_meld(text: str) -> Meld:
@@ -138,8 +106,9 @@ def parse_action(text: str) -> Action:
         raise ActionParseError("empty action")
     verb, args = words[0].lower(), words[1:]
     try:
-        if verb == "draw" and len(args) == 1 and args[0].lower() in ("stock", "discard"):
-            return Draw(DrawSource(args[0].lower()))
+        draw = parse_draw(args) if verb == "draw" else None
+        if draw is not None:
+            return draw
         if verb in ("pass",) and not args:
             return PASS
         if verb == "discard" and len(args) == 1:

@@ -7,9 +7,6 @@ Deal (deck index 0 is the top): the non-dealer gets cards 0, 2, .., 18, the deal
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from enum import Enum
-from typing import NamedTuple
 
 from arena.cards import (
     ALL_CARDS,
@@ -18,8 +15,6 @@ from arena.cards import (
     CardParseError,
     CardSet,
     InvalidMeldError,
-    Layoff,
-    Meld,
     Suit,
     best_arrangement,
     deadwood_of_mask,
@@ -42,7 +37,16 @@ from arena.games.gin_rummy.actions import (
     Pass,
     discards_of_mask,
 )
+from arena.games.gin_rummy.observation import (
+    EventKind,
+    GinObservation,
+    Phase,
+    PublicEvent,
+    VisibleState,
+)
+from arena.games.gin_rummy.results import HandResult, KnockInfo, SeatResult, Termination
 from arena.games.gin_rummy.rules import GinRules
+from arena.games.turns import turn_error
 
 __all__ = [
     "EventKind",
@@ -60,44 +64,6 @@ __all__ = [
 _ALL_CARDS_MASK = (1 << 52) - 1
 
 
-class Phase(Enum):
-    FIRST_UPCARD = "first_upcard"  # take or pass the first upcard
-    DRAW = "draw"
-    DISCARD = "discard"  # discard, or knock
-    DEFEND = "defend"  # the defender lays down melds and lays off
-    LAST_DISCARD = "last_discard"  # last-discard variant: take it to knock, or pass
-    OVER = "over"
-
-
-class Termination(Enum):
-    KNOCK = "knock"
-    GIN = "gin"
-    UNDERCUT = "undercut"
-    DRAW = "draw"  # two cards left in the stock: no score, same dealer again
-
-
-class EventKind(Enum):
-    UPCARD = "upcard"  # the deal turned the first upcard
-    PASS = "pass"
-    DRAW_STOCK = "draw_stock"  # the card stays hidden
-    DRAW_DISCARD = "draw_discard"
-    DISCARD = "discard"
-    KNOCK = "knock"  # melds and unmatched cards shown, the discard face down
-    DEFEND = "defend"
-    HAND_OVER = "hand_over"
-
-
-class PublicEvent(NamedTuple):
-    """Something every seat saw happen (a named tuple: built on every turn)."""
-
-    kind: EventKind
-    seat: int | None
-    card: Card | None = None
-    melds: tuple[Meld, ...] = ()
-    cards: CardSet = CardSet()
-    layoffs: tuple[Layoff, ...] = ()
-
-
 def _by_card(kind: EventKind, seat: int | None) -> tuple[PublicEvent, ...]:
     return tuple(PublicEvent(kind, seat, card) for card in ALL_CARDS)
 
@@ -112,88 +78,6 @@ _PASS = (PublicEvent(EventKind.PASS, 0), PublicEvent(EventKind.PASS, 1))
 _HAND_OVER = {winner: PublicEvent(EventKind.HAND_OVER, winner) for winner in (None, 0, 1)}
 
 
-@dataclass(frozen=True, slots=True)
-class KnockInfo:
-    """What the knocker laid on the table."""
-
-    seat: int
-    melds: tuple[Meld, ...]
-    unmatched: CardSet
-
-    @property
-    def deadwood(self) -> int:
-        return self.unmatched.value
-
-
-@dataclass(frozen=True, slots=True)
-class SeatResult:
-    hand: CardSet  # the ten cards held at the end
-    melds: tuple[Meld, ...]
-    layoffs: tuple[Layoff, ...]
-    unmatched: CardSet  # after layoffs
-    deadwood: int
-    points: int
-
-
-@dataclass(frozen=True, slots=True)
-class HandResult:
-    termination: Termination
-    winner: int | None
-    knocker: int | None
-    points: int  # scored by the winner, after Oklahoma doubling
-    seats: tuple[SeatResult, SeatResult]
-    knock_limit: int
-    doubled: bool
-    knock_discard: Card | None = None
-
-    @property
-    def scores(self) -> tuple[int, int]:
-        return (self.seats[0].points, self.seats[1].points)
-
-
-@dataclass(slots=True)
-class GinObservation:
-    """Exactly what one seat may know: its own cards and what was played in the open.
-
-    Not frozen: the referee builds one every decision, and a frozen dataclass is
-    five times dearer to build.  Each call builds a fresh one, so changing it
-    changes nothing but the caller's copy."""
-
-    seat: int
-    dealer: int
-    phase: Phase
-    to_act: int | None
-    hand: CardSet
-    discard_pile: tuple[Card, ...]  # bottom first; the last card is the top
-    stock_size: int
-    opponent_hand_size: int
-    opponent_known: CardSet  # cards the opponent took from the discard pile and still holds
-    own_known: CardSet  # cards this seat took from the discard pile and still holds
-    knock_limit: int
-    doubled: bool
-    forbidden_discard: Card | None  # taken from the discard pile this turn
-    knock: KnockInfo | None
-    scores: tuple[int, int]
-    hand_number: int
-
-
-class VisibleState(NamedTuple):
-    """What changes in a seat's observation from turn to turn, with card sets as
-    masks: the cheap form of ``GinObservation`` that the referee encodes every
-    decision.  The rest (dealer, scores, knock limit...) stays all hand."""
-
-    phase: Phase
-    to_act: int | None
-    hand: int  # mask of the seat's cards
-    discard_pile: tuple[Card, ...]  # bottom first
-    stock_size: int
-    opponent_hand_size: int
-    opponent_known: int  # mask, as GinObservation.opponent_known
-    own_known: int  # mask, as GinObservation.own_known
-    forbidden_discard: Card | None
-    knock: KnockInfo | None
-
-
 # Builds a VisibleState without NamedTuple's argument handling: a third of the cost,
 # and one is built every decision.
 _new_view = tuple.__new__
@@ -204,7 +88,6 @@ _RULE_KNOCK = "rule 4: knock only with deadwood at most the knock limit"
 _RULE_LAYOFF = "rule 5: the defender lays off on the knocker's melds"
 _RULE_FIRST = "first turn: the non-dealer, then the dealer, may take the upcard"
 _RULE_LAST = "last-discard variant: take the last discard only to knock or go gin"
-_RULE_ORDER = "turn order: only the seat to act may act"
 _RULE_OVER = "rules 4-7: the hand has ended (knock, gin or two cards left in the stock)"
 
 
@@ -331,12 +214,9 @@ class GinHand:
 
     def apply(self, action: Action, seat: int | None = None) -> None:
         """Play ``action`` for the seat to act (``seat``, if given, must be that seat)."""
-        if self.result is not None:
-            raise IllegalActionError(f"cannot {action}: the hand is over", _RULE_OVER)
-        if seat is not None and seat != self._seat:
-            raise IllegalActionError(
-                f"seat {seat} cannot {action}: it is seat {self._seat}'s turn", _RULE_ORDER
-            )
+        actor = self._seat
+        if actor is None or (seat is not None and seat != actor):
+            raise turn_error(action, seat, actor, _RULE_OVER)
         phase = self._phase
         if phase is Phase.DRAW:
             self._apply_draw(action)

@@ -5,11 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
+from arena.games.base import RulesError
+
 __all__ = ["CLASSIC", "PRESETS", "STANDARD", "GinRules", "RulesError"]
-
-
-class RulesError(ValueError):
-    """A rule set with a bad or unknown parameter."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,7 +25,7 @@ from arena.games.rummy.cards import (
     parse_cards,
     sorted_cards,
 )
-from arena.games.rummy.game import GameSummary, RummyGame, draw_for_deal
+from arena.games.rummy.game import GameSummary, RummyGame, SummaryReason, draw_for_deal
 from arena.games.rummy.hand import (
     EventKind,
     HandResult,
@@ -87,6 +87,7 @@ __all__ = [
     "Scoring",
     "SeatInfo",
     "SeatResult",
+    "SummaryReason",
     "SwapJoker",
     "TableMeld",
     "Termination",

@@ -16,11 +16,12 @@ for itself.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
 from typing import Final
 
 from arena.cards import Card, CardParseError
+from arena.games.base import ActionParseError
 from arena.games.rummy.cards import FACES, RummyCard, parse_card
+from arena.games.turns import DRAW_DISCARD, DRAW_STOCK, Draw, DrawSource, parse_draw
 
 __all__ = [
     "DRAW_DISCARD",
@@ -38,27 +39,8 @@ __all__ = [
 ]
 
 
-class ActionParseError(ValueError):
-    """Text that is not a Basic Rummy action."""
-
-
-class DrawSource(Enum):
-    STOCK = "stock"
-    DISCARD = "discard"
-
-
 def _card_text(card: RummyCard, stands_for: Card | None) -> str:
     return str(card) if stands_for is None else f"{card}={stands_for}"
-
-
-@dataclass(frozen=True, slots=True)
-class Draw:
-    """Take the top card of the stock or of the discard pile."""
-
-    source: DrawSource
-
-    def __str__(self) -> str:
-        return f"draw {self.source.value}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,8 +102,6 @@ class Discard:
 
 Action = Draw | LayMeld | LayOff | SwapJoker | Discard
 
-DRAW_STOCK: Final = Draw(DrawSource.STOCK)
-DRAW_DISCARD: Final = Draw(DrawSource.DISCARD)
 _DISCARDS: Final = tuple(Discard(card) for card in FACES)
 
 
@@ -155,8 +135,9 @@ def parse_action(text: str) -> Action:
         raise ActionParseError("empty action")
     verb, args = words[0].lower(), words[1:]
     try:
-        if verb == "draw" and len(args) == 1 and args[0].lower() in ("stock", "discard"):
-            return Draw(DrawSource(args[0].lower()))
+        draw = parse_draw(args) if verb == "draw" else None
+        if draw is not None:
+            return draw
         if verb == "discard" and len(args) == 1:
             return discard(parse_card(args[0]))
         if verb == "meld" and args:

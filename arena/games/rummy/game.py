@@ -16,21 +16,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 
 from arena.cards import Card, derive_seed, shuffled_deck
 from arena.games.base import GameError, HandsGame, Outcome
 from arena.games.rummy.actions import Action
 from arena.games.rummy.cards import RummyCard
-from arena.games.rummy.hand import (
-    HandResult,
-    RummyHand,
-    RummyObservation,
-    hand_outcome,
-    seeded_deck,
-)
+from arena.games.rummy.hand import RummyHand, seeded_deck
+from arena.games.rummy.observation import RummyObservation
+from arena.games.rummy.results import HandResult, Termination, hand_outcome
 from arena.games.rummy.rules import RummyRules, Scoring
 
-__all__ = ["GameSummary", "RummyGame", "draw_for_deal"]
+__all__ = ["GameSummary", "RummyGame", "SummaryReason", "draw_for_deal"]
 
 
 def draw_for_deal(seed: int, num_seats: int) -> tuple[int, tuple[tuple[int, Card], ...]]:
@@ -54,6 +51,22 @@ def draw_for_deal(seed: int, num_seats: int) -> tuple[int, tuple[tuple[int, Card
     return contenders[0], tuple(draws)
 
 
+class SummaryReason(StrEnum):
+    """Why a game ended (a ``StrEnum``: its text is what replays and the protocol carry)."""
+
+    ELIMINATION = "elimination"  # standard scoring: one player left below the target
+    TARGET = "target"  # winner-takes-all: a total reached the target
+    DEAL_LIMIT = "deal limit"  # max_deals reached: the standing decides
+    # a game of a single hand, by how the hand ended
+    HAND_OUT = "hand: out"
+    HAND_RUMMY = "hand: rummy"
+    HAND_BLOCKED = "hand: blocked"
+
+    @classmethod
+    def of_hand(cls, termination: Termination) -> SummaryReason:
+        return cls(f"hand: {termination.value}")
+
+
 @dataclass(frozen=True, slots=True)
 class GameSummary:
     """Final accounting of a finished game."""
@@ -61,7 +74,7 @@ class GameSummary:
     totals: tuple[int, ...]  # standard: penalty totals; winner-takes-all: points
     eliminated_in: tuple[int | None, ...]  # the hand that eliminated each seat (standard)
     winner: int | None
-    reason: str  # "elimination", "target", "deal limit" or "hand: <termination>"
+    reason: SummaryReason
 
 
 class RummyGame(HandsGame[Action, RummyObservation, HandResult]):
@@ -131,20 +144,20 @@ class RummyGame(HandsGame[Action, RummyObservation, HandResult]):
             self.totals[seat_index] += info.points
         rules = self.rules
         if self.single_hand:
-            self._finish(f"hand: {result.termination.value}")
+            self._finish(SummaryReason.of_hand(result.termination))
             return
         if rules.scoring is Scoring.STANDARD:
             for player in self.hand.players:
                 if self.totals[player] >= rules.target:
                     self.eliminated_in[player] = number
             if len(self.active_seats()) == 1:
-                self._finish("elimination")
+                self._finish(SummaryReason.ELIMINATION)
                 return
         elif self.totals[result.winner] >= rules.target:
-            self._finish("target")
+            self._finish(SummaryReason.TARGET)
             return
         if self.max_deals and len(self.results) >= self.max_deals:
-            self._finish("deal limit")
+            self._finish(SummaryReason.DEAL_LIMIT)
             return
         self.hand = self._deal(self._next_dealer(self.hand.dealer))
 
@@ -155,7 +168,7 @@ class RummyGame(HandsGame[Action, RummyObservation, HandResult]):
                 return seat
         raise AssertionError("a game in progress always has players")
 
-    def _finish(self, reason: str) -> None:
+    def _finish(self, reason: SummaryReason) -> None:
         self.summary = GameSummary(tuple(self.totals), tuple(self.eliminated_in), None, reason)
         outcome = self.outcome()
         self.summary = GameSummary(

@@ -10,6 +10,7 @@ from dataclasses import dataclass, fields
 from enum import Enum
 from typing import Any
 
+from arena.games.base import RulesError
 from arena.games.rummy.cards import FACES, JOKER, RummyCard
 
 __all__ = [
@@ -27,10 +28,6 @@ __all__ = [
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 6
-
-
-class RulesError(ValueError):
-    """A rule set with a bad or unknown parameter, or a player count it cannot seat."""
 
 
 class Scoring(Enum):

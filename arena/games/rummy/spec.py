@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from arena.games.rummy.game import RummyGame
 from arena.games.rummy.rules import PRESETS, RummyRules
 
 if TYPE_CHECKING:
-    from arena.games.registry import GameSpec
+    from arena.games.registry import GameSpec, NewGame
 
 __all__ = ["game_specs", "new_game_factory"]
 
 
-def new_game_factory(rules: RummyRules) -> Callable[..., RummyGame]:
+def new_game_factory(rules: RummyRules) -> NewGame:
     """``new_game(seed, seats, *, hands_only=False, max_deals=0)`` for ``rules``."""
 
     def new_game(
