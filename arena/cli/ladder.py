@@ -11,11 +11,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from arena.cli.common import add_manifest_option, manifest_catalog
 from arena.cli.match_report import plural
 from arena.ladder import LadderConfig, LadderError, load_ladder_config, run_ladder
 from arena.ladder.config import BotEntry
 from arena.ladder.deals import new_deal_secret, predictable_deals_note
+from arena.ladder.replay_folder import claim_replay_folder
 from arena.plugins import load_plugins
+from arena.plugins.hosted import refuse_registered, resolve_bot
 from arena.ratings import DEFAULT_ENV
 from arena.storage import LadderStore
 from arena.storage.ladder_store import ACTIVE
@@ -33,6 +36,7 @@ def register(commands: Any) -> None:
     create.add_argument(
         "--db", type=Path, help="database file (default: NAME.sqlite beside the config)"
     )
+    add_manifest_option(create)
     create.set_defaults(run=_create)
 
     add = sub.add_parser("add", help="add a bot (takes effect in a running ladder too)")
@@ -42,6 +46,7 @@ def register(commands: Any) -> None:
     source.add_argument("--manifest", type=Path)
     source.add_argument("--address")
     source.add_argument("--plugin", help="registered bot name (default: NAME)")
+    add_manifest_option(add)
     add.set_defaults(run=_add)
 
     for action, status in (("disable", "disabled"), ("enable", "active"), ("remove", "removed")):
@@ -143,21 +148,36 @@ def _author_revoke(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_bots(config: LadderConfig, where: str) -> None:
+def _resolve_bots(
+    config: LadderConfig, where: str, args: argparse.Namespace, config_path: Path | None
+) -> LadderConfig:
+    """The config with each bot named by name found: a registered bot, else a manifest
+    of that name (in the ``bots/`` folder beside the config, ``--manifests``,
+    ``ARENA_MANIFESTS``).  A registered bot that does not play the ladder's game is
+    refused; a manifest's bot tells what it plays only when started, at its matches."""
     plugins = load_plugins(config.plugins, autoload=config.autoload_plugins)
     plugins.game(config.game)
+    beside = config_path.parent / "bots" if config_path is not None else None
+    catalog = manifest_catalog(args, [beside] if beside is not None and beside.is_dir() else [])
+    bots = []
     for bot in config.bots:
         if bot.kind == "plugin":
             try:
-                plugins.bot(bot.reference)
+                reference = resolve_bot(bot.reference, plugins, catalog)
+                refuse_registered([reference], plugins, config.game)
             except ValueError as error:
                 raise ValueError(f"{where}: bot {bot.name!r}: {error}") from None
+            bot = BotEntry(bot.name, reference)
+        bots.append(bot)
+    return replace(config, bots=tuple(bots))
 
 
 def _create(args: argparse.Namespace) -> int:
     config = load_ladder_config(args.config)
-    _check_bots(config, str(args.config))
+    config = _resolve_bots(config, str(args.config), args, args.config)
     path = args.db or args.config.parent / f"{config.name}.sqlite"
+    if config.replays and not path.exists():  # an existing database: connect() refuses it
+        config = replace(config, replays=str(claim_replay_folder(Path(config.replays), path)))
     store = LadderStore.create(
         path, config.name, config.to_json(), str(args.config.resolve()), new_deal_secret(config)
     )
@@ -169,6 +189,8 @@ def _create(args: argparse.Namespace) -> int:
         f"created ladder {config.name} in {path}: {plural(len(config.bots), 'bot')}, {config.schedule.value}"
     )
     print(note or f"deals: from a random secret kept in {path} (owner-only)")
+    if config.replays:
+        print(f"replays and bots' logs: {config.replays}")
     return 0
 
 
@@ -183,7 +205,15 @@ def _add(args: argparse.Namespace) -> int:
         reference = args.address or args.plugin or args.name
     entry = BotEntry(args.name, reference)
     if entry.kind == "plugin":
-        _check_bots(replace(config, bots=(entry,)), str(args.db))
+        config_path = store.config_path()
+        checked = _resolve_bots(
+            replace(config, bots=(entry,)),
+            str(args.db),
+            args,
+            Path(config_path) if config_path else None,
+        )
+        (entry,) = checked.bots
+        reference = entry.reference
     store.add_bot(args.name, reference, DEFAULT_ENV.initial())
     store.set_config_json(
         replace(config, bots=(*[b for b in config.bots if b.name != args.name], entry)).to_json()

@@ -10,11 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from arena.cli.common import (
+    add_manifest_option,
     add_plugin_options,
     add_sandbox_option,
     add_time_control_options,
-    host_bots,
+    host_for_game,
     plugins_from_args,
+    resolve_bots,
     time_control_from_args,
 )
 from arena.cli.games import game_spec
@@ -39,7 +41,8 @@ def register(commands: Any) -> None:
         "bots",
         nargs="+",
         metavar="BOT",
-        help="bot name, manifest file, grpc://HOST:PORT or unix:PATH, by seat",
+        help="bot name (registered, or a manifest's in --manifests), manifest file or bot "
+        "folder, grpc://HOST:PORT or unix:PATH, by seat",
     )
     parser.add_argument("--games", type=int, default=10, help="games to play (default 10)")
     parser.add_argument(
@@ -67,6 +70,7 @@ def register(commands: Any) -> None:
         "--faults", default="forfeit", help="fault policy: forfeit or random[:K] (default forfeit)"
     )
     add_time_control_options(parser)
+    add_manifest_option(parser)
     add_plugin_options(parser)
     parser.set_defaults(run=_run)
 
@@ -81,6 +85,7 @@ def _run(args: argparse.Namespace) -> int:
         raise SettingsError(
             f"{spec.id} is for {_seat_range(spec.min_seats, spec.max_seats)}, got {len(args.bots)}"
         )
+    references = resolve_bots(args, plugins, args.bots)
     time_control = time_control_from_args(args)
     policy = FaultPolicy.parse(args.faults)
     config = MatchConfig(
@@ -99,7 +104,9 @@ def _run(args: argparse.Namespace) -> int:
         in_process=args.in_process,
     )
     with ExitStack() as stack:
-        hosted = host_bots(args.bots, settings, plugins, args.plugin, not args.no_plugin_autoload)
+        hosted = host_for_game(
+            references, settings, plugins, args.plugin, not args.no_plugin_autoload, spec.id
+        )
         for bot in hosted:
             stack.callback(bot.close)
         unstartable = UnstartableBotError.of(hosted)

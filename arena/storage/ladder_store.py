@@ -139,6 +139,11 @@ class LadderStore:
         row = self.db.execute("SELECT secret, source FROM deal_secret").fetchone()
         return None if row is None else DealSecret(bytes(row["secret"]), row["source"])
 
+    def config_path(self) -> str | None:
+        """The config file the ladder was created from (``None``: made another way)."""
+        value = self.db.execute("SELECT config_path FROM ladder").fetchone()[0]
+        return str(value) if value else None
+
     def config_json(self) -> str:
         return str(self.db.execute("SELECT config FROM ladder").fetchone()[0])
 
