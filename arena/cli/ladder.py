@@ -82,17 +82,27 @@ def register(commands: Any) -> None:
     board.add_argument("--json", action="store_true")
     board.set_defaults(run=_leaderboard)
 
-    history = sub.add_parser("history", help="one bot's matches and rating changes")
+    history = sub.add_parser(
+        "history",
+        help="the matches in order (or one bot's, with its rating changes): results, "
+        "sandbox level, faults with their reasons",
+    )
     history.add_argument("db", type=Path)
-    history.add_argument("name")
+    history.add_argument("name", nargs="?", help="only this bot's matches")
     history.add_argument("--json", action="store_true")
     history.set_defaults(run=_history)
 
-    export = sub.add_parser("export", help="results and ratings as CSV or JSON")
+    export = sub.add_parser(
+        "export", help="matches, standings and rating changes as CSV or JSON"
+    )
     export.add_argument("db", type=Path)
     export.add_argument("--format", choices=["csv", "json"], default="json")
     export.add_argument(
-        "--what", choices=["results", "ratings", "history"], default="results", help="for CSV"
+        "--what",
+        choices=["results", "standings", "ratings", "history"],
+        default="results",
+        help="for CSV: the matches (results), the leaderboard (standings; also: ratings) "
+        "or the rating changes (history)",
     )
     export.add_argument("--out", type=Path, help="file to write (default: stdout)")
     export.set_defaults(run=_export)
@@ -164,6 +174,8 @@ def _resolve_bots(
         if bot.kind == "plugin":
             try:
                 reference = resolve_bot(bot.reference, plugins, catalog)
+                if reference != bot.reference:  # a manifest's: found wherever the run starts
+                    reference = str(Path(reference).resolve())
                 refuse_registered([reference], plugins, config.game)
             except ValueError as error:
                 raise ValueError(f"{where}: bot {bot.name!r}: {error}") from None
@@ -338,9 +350,34 @@ def _leaderboard(args: argparse.Namespace) -> int:
     return 0
 
 
+def _faults_text(match: dict[str, Any]) -> list[str]:
+    return [
+        f"{fault['bot']} {fault['status']}"
+        + (f" (game {fault['game'] + 1})" if fault["game"] >= 0 else " (at the start)")
+        + f": {fault['reason']}"
+        for fault in match["fault_reasons"]
+    ]
+
+
+def _match_line(match: dict[str, Any]) -> str:
+    seats = match["seats"]
+    if len(seats) == 2:
+        score = f"{seats[0]} {match['wins'][0]}-{match['wins'][1]} {seats[1]}"
+    else:
+        score = ", ".join(f"{name} {wins}" for name, wins in zip(seats, match["wins"], strict=True))
+    points = "-".join(map(str, match["points"]))
+    levels = ", ".join(sorted(set(match["sandbox"])))
+    return (
+        f"match {match['match']} ({match['finished']}, unit {match['unit']}): {score} "
+        f"of {plural(match['games'], 'game')}, points {points}, sandbox {levels}"
+    )
+
+
 def _history(args: argparse.Namespace) -> int:
     store = LadderStore.open(args.db)
     try:
+        if args.name is None:
+            return _all_history(store, args.json)
         bot = store.bot(args.name)
         matches = store.finished_matches(args.name)
         ratings = store.rating_history(args.name)
@@ -359,14 +396,39 @@ def _history(args: argparse.Namespace) -> int:
             others = ", ".join(name for name in match["seats"] if name != args.name)
             print(
                 f"  match {match['match']} (unit {match['unit']}, seat {seat}) vs {others}: "
-                f"games won {match['wins'][seat]}/{match['games']}, points {match['points'][seat]}, faults {match['faults'][seat]}"
+                f"games won {match['wins'][seat]}/{match['games']}, points {match['points'][seat]}, "
+                f"faults {match['faults'][seat]}, sandbox {match['sandbox'][seat]}"
             )
+            for line in _faults_text(match):
+                if line.startswith(f"{args.name} "):
+                    print(f"    fault: {line}")
         for change in ratings:
             print(
                 f"  unit {change['unit_id']}: place {change['rank'] + 1}, mu {change['mu_before']:.2f} -> {change['mu_after']:.2f}, sigma {change['sigma_before']:.2f} -> {change['sigma_after']:.2f}"
             )
     finally:
         store.close()
+    return 0
+
+
+def _all_history(store: LadderStore, as_json: bool) -> int:
+    """Every match played, in the order they finished, then those the arena could not play."""
+    matches = store.finished_matches()
+    unplayed = store.unplayed_matches()
+    if as_json:
+        print(json.dumps({"matches": matches, "unplayed": unplayed}))
+        return 0
+    for match in matches:
+        print(_match_line(match))
+        for line in _faults_text(match):
+            print(f"  fault: {line}")
+    for match in unplayed:
+        print(
+            f"match {match['match']} ({match['finished']}, unit {match['unit']}): "
+            f"{' vs '.join(match['seats'])} not played ({match['status']}): {match['reason']}"
+        )
+    if not matches and not unplayed:
+        print("no match played yet")
     return 0
 
 
@@ -378,20 +440,22 @@ def _export(args: argparse.Namespace) -> int:
                 {
                     "leaderboard": _rows(store),
                     "matches": store.finished_matches(),
+                    "unplayed": store.unplayed_matches(),
                     "ratings": store.rating_history(),
                 },
                 indent=1,
             )
         else:
             rows: list[dict[str, Any]]
-            if args.what == "ratings":
+            if args.what in ("standings", "ratings"):
                 rows = _rows(store)
             elif args.what == "history":
                 rows = store.rating_history()
             else:
                 rows = [
                     {**match, "seats": "|".join(match["seats"]), "wins": "|".join(map(str, match["wins"])),
-                     "points": "|".join(map(str, match["points"])), "faults": "|".join(map(str, match["faults"]))}
+                     "points": "|".join(map(str, match["points"])), "faults": "|".join(map(str, match["faults"])),
+                     "sandbox": "|".join(match["sandbox"]), "fault_reasons": " | ".join(_faults_text(match))}
                     for match in store.finished_matches()
                 ]  # fmt: skip
             buffer = io.StringIO()

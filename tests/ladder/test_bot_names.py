@@ -5,6 +5,8 @@ made from one config kept apart."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import sqlite3
 from contextlib import closing
@@ -106,17 +108,52 @@ def test_a_manifest_naming_another_bot_is_its_seats_fault(
     path = config(tmp_path, '[[bots]]\nname = "honest"\n[[bots]]\nname = "greedy"\n')
     db = tmp_path / "t.sqlite"
     assert arena(capsys, "ladder", "create", str(path), "--db", str(db))[0] == 0
-    assert arena(capsys, "ladder", "run", str(db), "--no-leaderboard")[0] == 0
+    status, _, progress = arena(capsys, "ladder", "run", str(db), "--no-leaderboard")
+    assert status == 0
     results = [json.loads(str(text)) for (text,) in rows(db, "SELECT result FROM matches")]
     assert len(results) == 3  # the ladder went on
     faults = [fault for result in results for fault in result["faults"]]
     assert len(faults) == 2  # each of the impostor's matches, nobody else's
+    reason = (
+        "the manifest's name 'honest' differs from the name the bot gives in its handshake, "
+        "'impostor'"
+    )
     for fault in faults:
-        assert fault["status"] == "protocol_error"
-        assert (
-            "manifest's name 'honest' differs" in fault["reason"]
-            and "'impostor'" in fault["reason"]
-        )
+        assert fault["status"] == "protocol_error" and reason in fault["reason"]
+    # The progress line of each match: its result, the sandbox level, the faults' reasons.
+    level = results[0]["bots"][0]["sandbox"]
+    lines = [line for line in progress.splitlines() if line.startswith("[")]
+    assert len(lines) == 3 and all(f"[{level}]" in line for line in lines)
+    faulty = [line for line in lines if "fault: honest protocol_error (at the start): " in line]
+    assert len(faulty) == 2 and all(reason in line for line in faulty)
+    # The history: every match in order, with the same.
+    status, history, _ = arena(capsys, "ladder", "history", str(db))
+    assert status == 0
+    played = [line for line in history.splitlines() if line.startswith("match ")]
+    assert [int(line.split()[1]) for line in played] == [1, 2, 3]
+    assert all(f"sandbox {level}" in line for line in played)
+    fault_lines = [line for line in history.splitlines() if line.startswith("  fault: ")]
+    assert len(fault_lines) == 2
+    assert all(
+        line.startswith("  fault: honest protocol_error (at the start): ") and reason in line
+        for line in fault_lines
+    )
+    # The exports: matches with the same, and the standings.
+    status, csv_text, _ = arena(capsys, "ladder", "export", str(db), "--format", "csv")
+    table = list(csv.DictReader(io.StringIO(csv_text)))
+    assert [row["sandbox"] for row in table] == [f"{level}|{level}"] * 3
+    assert sum(reason in row["fault_reasons"] for row in table) == 2
+    status, standings, _ = arena(
+        capsys, "ladder", "export", str(db), "--format", "csv", "--what", "standings"
+    )
+    assert {row["name"] for row in csv.DictReader(io.StringIO(standings))} == {
+        "honest",
+        "greedy",
+        "random",
+    }
+    exported = json.loads(arena(capsys, "ladder", "export", str(db))[1])
+    assert {"leaderboard", "matches", "unplayed", "ratings"} <= set(exported)
+    assert sum(len(match["fault_reasons"]) for match in exported["matches"]) == 2
 
 
 def test_two_ladders_from_one_config_keep_their_replays_apart(
