@@ -151,3 +151,30 @@ def test_faults_name_the_game_as_the_lines_do(capsys: pytest.CaptureFixture[str]
     fault = next(line for line in out.splitlines() if line.startswith("fault: "))
     assert "before the first game: start_failed" in fault
     assert "Finished game 1 (grpc://127.0.0.1:9 vs random): 0-1" in out
+
+
+def test_the_banner_names_the_fresh_seed(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = arena(capsys, "match", "greedy", "random", "--games", "1", "--in-process")
+    assert status == 0
+    banner = out.splitlines()[0]
+    seed = re.search(r", seed (\d+): greedy vs random;", banner)
+    assert seed is not None, banner  # not "seed None"
+    assert f"--seed {seed[1]} plays these deals again" in out
+
+
+def test_rummy_lines_tell_seats_apart_and_negative_scores_from_dashes(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status, out, _ = arena(
+        capsys, "match", "greedy-rummy", "random", "random", "--game", "rummy",
+        "--games", "1", "--seed", "3", "--in-process",
+    )  # fmt: skip
+    assert status == 0
+    assert "greedy-rummy vs random#1 vs random#2; each game runs over several hands until" in out
+    line = next(line for line in out.splitlines() if line.startswith("Finished game 1 "))
+    scores = re.search(r"; (-?\d+), (-?\d+), (-?\d+) in \d+ hands?\}", line)
+    assert scores is not None and "--" not in line, line
+    rows = [
+        row.split()[0] for row in out.splitlines() if row.startswith(("greedy-rummy ", "random"))
+    ]
+    assert rows == ["greedy-rummy", "random#1", "random#2"]
