@@ -22,6 +22,7 @@ from arena.cli.common import (
     plugins_from_args,
     resolve_bots,
 )
+from arena.cli.match_report import plural
 from arena.hosting.launcher import LaunchSettings
 from arena.plugins import MatchContext
 from arena.privatefiles import private_folder
@@ -144,7 +145,7 @@ def _run(args: argparse.Namespace) -> int:
         print(f"{hosted.name} faulted {when}: {fault.status.value}: {fault.reason}")
     won = sum(1 for game in result.games if game.winner == args.seat)
     lost = sum(1 for game in result.games if game.winner == 1 - args.seat)
-    print(f"Result: you won {won}, {hosted.name} won {lost}, of {len(result.games)} game(s).")
+    print(f"Result: you won {won}, {hosted.name} won {lost}, of {plural(len(result.games), 'game')}.")
     print(f"seed {seed} (--seed {seed} deals these cards again)")
     print(f"replay: {replay_path}")
     if human.left:

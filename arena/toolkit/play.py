@@ -158,7 +158,8 @@ class HumanPlayer(Bot):
         legal = decision.legal_actions
         self.show(observation, decision.events, legal)
         while True:
-            self.output.write(f"your move [1-{len(legal)}, a move, ?]: ")
+            numbers = "1" if len(legal) == 1 else f"1-{len(legal)}"
+            self.output.write(f"your move [{numbers}, a move, ?]: ")
             self.output.flush()
             try:
                 line = self.input.readline()

@@ -93,7 +93,7 @@ def test_end_of_input_forfeits_and_says_so(
     out = capsys.readouterr().out
     assert status == 3  # documented: you left
     assert "You left the table (end of input): the game is forfeited to random." in out
-    assert "Result: you won 0, random won 1, of 1 game(s)." in out
+    assert "Result: you won 0, random won 1, of 1 game." in out
     replay = replay_of(out)
     assert main(["replay", "--verify", str(replay)]) == 0
     # arena replay numbers the games and hands as arena play did, from 1
