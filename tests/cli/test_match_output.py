@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from pathlib import Path
 
 import pytest
 
@@ -178,3 +179,30 @@ def test_rummy_lines_tell_seats_apart_and_negative_scores_from_dashes(
         row.split()[0] for row in out.splitlines() if row.startswith(("greedy-rummy ", "random"))
     ]
     assert rows == ["greedy-rummy", "random#1", "random#2"]
+
+
+def test_replay_shows_the_draw_the_rules_make_after_two_passes(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    status, out, _ = arena(
+        capsys, "match", "random", "greedy", "--games", "12", "--hands", "--seed", "1",
+        "--in-process", "--json", "--replays", str(tmp_path),
+    )  # fmt: skip
+    assert status == 0
+    replay = json.loads(out)["replay"]
+    records = [json.loads(line) for line in Path(replay).read_text().splitlines()]
+    openings: dict[tuple[int, int], list[str]] = {}
+    hand = (-1, -1)
+    for record in records:
+        if record["type"] == "deal":
+            hand = (record["game"], record["hand"])
+            openings[hand] = []
+        elif record["type"] == "action" and len(openings[hand]) < 2:
+            openings[hand].append(record["action"])
+    passed = sum(1 for actions in openings.values() if actions == ["pass", "pass"])
+    assert passed, "no hand opened with two passes: pick another seed"
+    assert main(["replay", replay, "--no-plugin-autoload"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    drawn = [i for i, line in enumerate(lines) if "draw stock (by the rules: both passed" in line]
+    assert len(drawn) == passed
+    assert all(lines[i - 1].strip().startswith(("greedy: pass", "random: pass")) for i in drawn)
