@@ -210,9 +210,10 @@ def _add(args: argparse.Namespace) -> int:
     store = LadderStore.open(args.db)
     config = LadderConfig.from_json(store.config_json())
     if args.manifest:
-        reference = str(args.manifest.resolve())
-        if not args.manifest.is_file():
-            raise ValueError(f"{args.manifest}: no such manifest")
+        manifest = args.manifest / "bot.toml" if args.manifest.is_dir() else args.manifest
+        if not manifest.is_file():
+            raise ValueError(f"no such file: {manifest}")
+        reference = str(manifest.resolve())
     else:
         reference = args.address or args.plugin or args.name
     entry = BotEntry(args.name, reference)

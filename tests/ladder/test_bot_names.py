@@ -82,6 +82,8 @@ def test_a_registered_bot_of_another_game_is_refused_by_create_and_add(
     assert status == 2 and "does not play gin-rummy/standard" in err
     status, _, err = arena(capsys, "ladder", "add", str(db), "gredy")
     assert status == 2 and "(did you mean 'greedy'?)" in err
+    status, _, err = arena(capsys, "ladder", "add", str(db), "x", "--manifest", "bots/x.toml")
+    assert status == 2 and err == "arena: error: no such file: bots/x.toml\n"
 
 
 def test_bots_are_found_by_name_beside_the_config(
