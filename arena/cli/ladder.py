@@ -189,7 +189,14 @@ def _create(args: argparse.Namespace) -> int:
     config = _resolve_bots(config, str(args.config), args, args.config)
     path = args.db or args.config.parent / f"{config.name}.sqlite"
     if config.replays and not path.exists():  # an existing database: connect() refuses it
-        config = replace(config, replays=str(claim_replay_folder(Path(config.replays), path)))
+        try:
+            folder = claim_replay_folder(Path(config.replays), path)
+        except OSError as error:
+            raise ValueError(
+                f"ladder {config.name}: cannot make its replay folder under {config.replays}: "
+                f"{error.strerror or error}"
+            ) from None
+        config = replace(config, replays=str(folder))
     store = LadderStore.create(
         path, config.name, config.to_json(), str(args.config.resolve()), new_deal_secret(config)
     )

@@ -88,7 +88,7 @@ def test_manifests_are_found_by_name_in_the_folders_given(
     assert found["sloth"] == f"manifest {folder / 'sloth.toml'}"
     assert found["kit-bot"] == f"manifest {folder / 'kit' / 'bot.toml'}"
     assert found["greedy"] == "builtin"
-    args = ["--games", "1", "--hands", "--seed", "1", "--json"]
+    args = ["--games", "1", "--hands", "--seed", "1", "--json", "--startup-ms", "60000"]
     status, out, _ = arena(capsys, "match", "sloth", "random", "--manifests", str(folder), *args)
     assert status == 0
     assert [bot["name"] for bot in json.loads(out)["bots"]] == ["sloth", "random"]
