@@ -22,10 +22,14 @@ install: $(STAMP)
 
 # The sample bots are a separate plugin package (sample_bots/python), installed
 # the way any third-party plugin would be.
+# setuptools tells of every editable install that a folder named like the package in
+# the current directory could shadow it: this project's is that folder, so the note
+# is filtered out (by its text) rather than shown on every install.
+QUIET_EDITABLE := PYTHONWARNINGS='ignore:Editable installation'
 $(STAMP): pyproject.toml sample_bots/python/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,dev,dask]' -e sample_bots/python
+	$(QUIET_EDITABLE) $(BIN)/python -m pip install --quiet -e '.[test,dev,dask]' -e sample_bots/python
 	touch $@
 
 # The JavaScript starter bot's gRPC packages; without node/npm its tests skip.
@@ -55,7 +59,7 @@ cpp-bot:
 # OpenSpiel is the reference for the differential test and the benchmark. Where it
 # cannot be installed, those skip and say why; nothing else depends on it.
 $(REFERENCE_STAMP): $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[reference]' \
+	$(QUIET_EDITABLE) $(BIN)/python -m pip install --quiet -e '.[reference]' \
 	  || echo "warning: open-spiel could not be installed; the OpenSpiel comparisons will skip"
 	touch $@
 

@@ -4,26 +4,23 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 from typing import Any
 
-from arena.cli.common import add_plugin_options, plugins_from_args
-from arena.hosting.errors import ManifestError
-from arena.hosting.manifest import load_manifest
+from arena.cli.common import (
+    add_manifest_option,
+    add_plugin_options,
+    manifest_catalog,
+    plugins_from_args,
+)
 
 __all__ = ["register"]
 
 
 def register(commands: Any) -> None:
-    parser = commands.add_parser("bots", help="list the bots found (plugins, manifests)")
-    parser.add_argument(
-        "--manifests",
-        type=Path,
-        action="append",
-        default=[],
-        metavar="DIR",
-        help="also list the *.toml manifests in DIR",
+    parser = commands.add_parser(
+        "bots", help="list the bots found (built in, plugins, manifests in --manifests DIR)"
     )
+    add_manifest_option(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     add_plugin_options(parser)
     parser.set_defaults(run=_run)
@@ -43,23 +40,22 @@ def _run(args: argparse.Namespace) -> int:
         for registration in sorted(plugins.bots.values(), key=lambda r: r.name)
     ]
     problems = [str(problem) for problem in plugins.problems]
-    for folder in args.manifests:
-        if not folder.is_dir():
-            raise ManifestError(f"{folder}: not a folder of manifests")
-        for path in sorted(folder.glob("*.toml")):
-            try:
-                command = load_manifest(path)
-            except ManifestError as error:
-                problems.append(str(error))
-                continue
-            rows.append(
-                {
-                    "name": command.name,
-                    "source": f"manifest {path}",
-                    "games": ["(asks the bot)"],
-                    "description": " ".join(command.argv),
-                }
+    catalog = manifest_catalog(args)
+    for entry in catalog.entries.values():
+        shadowed = entry.name in plugins.bots  # a registered bot of that name comes first
+        rows.append(
+            {
+                "name": entry.name,
+                "source": f"manifest {entry.path}",
+                "games": ["(told in its handshake)"],
+                "description": " ".join(entry.command.argv),
+            }
+        )
+        if shadowed:
+            problems.append(
+                f"{entry.path}: bot {entry.name!r} is also registered; the name means the registered one"
             )
+    problems += catalog.problems
     if args.json:
         print(json.dumps({"bots": rows, "problems": problems}))
         return 0
@@ -70,4 +66,8 @@ def _run(args: argparse.Namespace) -> int:
         print(f"{row['name']:<{width}}  {row['source']:<{source_width}}  {', '.join(row['games'])}")
     for problem in problems:
         print(f"problem: {problem}")
+    if not catalog.folders:
+        print(
+            "(manifests: give folders with --manifests DIR or ARENA_MANIFESTS, e.g. --manifests sample_bots)"
+        )
     return 0

@@ -12,10 +12,12 @@ from pathlib import Path
 from typing import Any
 
 from arena.cli.common import (
+    add_manifest_option,
     add_plugin_options,
     add_sandbox_option,
     add_time_control_options,
     plugins_from_args,
+    resolve_bots,
     time_control_from_args,
 )
 from arena.referee.seeds import seed_or_fresh
@@ -43,7 +45,10 @@ def register(commands: Any) -> None:
         ),
     )
     parser.add_argument(
-        "bot", metavar="BOT", help="bot name, manifest file, grpc://HOST:PORT or unix:PATH"
+        "bot",
+        metavar="BOT",
+        help="bot name (registered, or a manifest's in --manifests), manifest file or bot "
+        "folder, grpc://HOST:PORT or unix:PATH",
     )
     parser.add_argument(
         "--game",
@@ -68,6 +73,7 @@ def register(commands: Any) -> None:
         "--logs", type=Path, help="keep the bot's stderr logs in this folder (default: temporary)"
     )
     add_time_control_options(parser)
+    add_manifest_option(parser)
     add_plugin_options(parser)
     parser.set_defaults(run=_run)
 
@@ -92,7 +98,8 @@ def _run(args: argparse.Namespace) -> int:
         if not args.json:
             print(format_result(result, 44), flush=True)
 
-    report = run_check(args.bot, plugins, settings, emit)
+    (reference,) = resolve_bots(args, plugins, [args.bot])
+    report = run_check(reference, plugins, settings, emit)
     if args.json:
         print(json.dumps({**report.to_json(), "seed": seed}))
     else:

@@ -3,19 +3,52 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
+from pathlib import Path
 
+from arena.hosting.lookup import MANIFESTS_ENV, ManifestCatalog, manifest_folders
 from arena.plugins import PluginSet, load_plugins
-from arena.plugins.hosted import host_bots
+from arena.plugins.hosted import host_bots, host_for_game, resolve_bot
 from arena.referee.settings import TimeControl
 
 __all__ = [
+    "add_manifest_option",
     "add_plugin_options",
     "add_sandbox_option",
     "add_time_control_options",
     "host_bots",
+    "host_for_game",
+    "manifest_catalog",
     "plugins_from_args",
+    "resolve_bots",
     "time_control_from_args",
 ]
+
+
+def add_manifest_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--manifests",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="DIR",
+        help=f"find bots' manifests by name in DIR: its *.toml and */bot.toml (repeatable; "
+        f"also the folders of {MANIFESTS_ENV}, separated by ':')",
+    )
+
+
+def manifest_catalog(args: argparse.Namespace, extra: Sequence[Path] = ()) -> ManifestCatalog:
+    """The manifests of ``--manifests``, ``ARENA_MANIFESTS`` and ``extra`` folders."""
+    folders = [folder for folder, _ in manifest_folders(args.manifests)]
+    return ManifestCatalog([*folders, *extra])
+
+
+def resolve_bots(
+    args: argparse.Namespace, plugins: PluginSet, references: Sequence[str]
+) -> list[str]:
+    """Each bot the user named as ``host_bot`` takes it (manifest names to their files)."""
+    catalog = manifest_catalog(args)
+    return [resolve_bot(reference, plugins, catalog) for reference in references]
 
 
 def add_plugin_options(parser: argparse.ArgumentParser) -> None:

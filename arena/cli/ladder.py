@@ -11,11 +11,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from arena.cli.common import add_manifest_option, manifest_catalog
 from arena.cli.match_report import plural
 from arena.ladder import LadderConfig, LadderError, load_ladder_config, run_ladder
 from arena.ladder.config import BotEntry
 from arena.ladder.deals import new_deal_secret, predictable_deals_note
+from arena.ladder.replay_folder import claim_replay_folder
 from arena.plugins import load_plugins
+from arena.plugins.hosted import refuse_registered, resolve_bot
 from arena.ratings import DEFAULT_ENV
 from arena.storage import LadderStore
 from arena.storage.ladder_store import ACTIVE
@@ -33,6 +36,7 @@ def register(commands: Any) -> None:
     create.add_argument(
         "--db", type=Path, help="database file (default: NAME.sqlite beside the config)"
     )
+    add_manifest_option(create)
     create.set_defaults(run=_create)
 
     add = sub.add_parser("add", help="add a bot (takes effect in a running ladder too)")
@@ -42,6 +46,7 @@ def register(commands: Any) -> None:
     source.add_argument("--manifest", type=Path)
     source.add_argument("--address")
     source.add_argument("--plugin", help="registered bot name (default: NAME)")
+    add_manifest_option(add)
     add.set_defaults(run=_add)
 
     for action, status in (("disable", "disabled"), ("enable", "active"), ("remove", "removed")):
@@ -77,17 +82,27 @@ def register(commands: Any) -> None:
     board.add_argument("--json", action="store_true")
     board.set_defaults(run=_leaderboard)
 
-    history = sub.add_parser("history", help="one bot's matches and rating changes")
+    history = sub.add_parser(
+        "history",
+        help="the matches in order (or one bot's, with its rating changes): results, "
+        "sandbox level, faults with their reasons",
+    )
     history.add_argument("db", type=Path)
-    history.add_argument("name")
+    history.add_argument("name", nargs="?", help="only this bot's matches")
     history.add_argument("--json", action="store_true")
     history.set_defaults(run=_history)
 
-    export = sub.add_parser("export", help="results and ratings as CSV or JSON")
+    export = sub.add_parser(
+        "export", help="matches, standings and rating changes as CSV or JSON"
+    )
     export.add_argument("db", type=Path)
     export.add_argument("--format", choices=["csv", "json"], default="json")
     export.add_argument(
-        "--what", choices=["results", "ratings", "history"], default="results", help="for CSV"
+        "--what",
+        choices=["results", "standings", "ratings", "history"],
+        default="results",
+        help="for CSV: the matches (results), the leaderboard (standings; also: ratings) "
+        "or the rating changes (history)",
     )
     export.add_argument("--out", type=Path, help="file to write (default: stdout)")
     export.set_defaults(run=_export)
@@ -143,21 +158,45 @@ def _author_revoke(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_bots(config: LadderConfig, where: str) -> None:
+def _resolve_bots(
+    config: LadderConfig, where: str, args: argparse.Namespace, config_path: Path | None
+) -> LadderConfig:
+    """The config with each bot named by name found: a registered bot, else a manifest
+    of that name (in the ``bots/`` folder beside the config, ``--manifests``,
+    ``ARENA_MANIFESTS``).  A registered bot that does not play the ladder's game is
+    refused; a manifest's bot tells what it plays only when started, at its matches."""
     plugins = load_plugins(config.plugins, autoload=config.autoload_plugins)
     plugins.game(config.game)
+    beside = config_path.parent / "bots" if config_path is not None else None
+    catalog = manifest_catalog(args, [beside] if beside is not None and beside.is_dir() else [])
+    bots = []
     for bot in config.bots:
         if bot.kind == "plugin":
             try:
-                plugins.bot(bot.reference)
+                reference = resolve_bot(bot.reference, plugins, catalog)
+                if reference != bot.reference:  # a manifest's: found wherever the run starts
+                    reference = str(Path(reference).resolve())
+                refuse_registered([reference], plugins, config.game)
             except ValueError as error:
                 raise ValueError(f"{where}: bot {bot.name!r}: {error}") from None
+            bot = BotEntry(bot.name, reference)
+        bots.append(bot)
+    return replace(config, bots=tuple(bots))
 
 
 def _create(args: argparse.Namespace) -> int:
     config = load_ladder_config(args.config)
-    _check_bots(config, str(args.config))
+    config = _resolve_bots(config, str(args.config), args, args.config)
     path = args.db or args.config.parent / f"{config.name}.sqlite"
+    if config.replays and not path.exists():  # an existing database: connect() refuses it
+        try:
+            folder = claim_replay_folder(Path(config.replays), path)
+        except OSError as error:
+            raise ValueError(
+                f"ladder {config.name}: cannot make its replay folder under {config.replays}: "
+                f"{error.strerror or error}"
+            ) from None
+        config = replace(config, replays=str(folder))
     store = LadderStore.create(
         path, config.name, config.to_json(), str(args.config.resolve()), new_deal_secret(config)
     )
@@ -169,6 +208,8 @@ def _create(args: argparse.Namespace) -> int:
         f"created ladder {config.name} in {path}: {plural(len(config.bots), 'bot')}, {config.schedule.value}"
     )
     print(note or f"deals: from a random secret kept in {path} (owner-only)")
+    if config.replays:
+        print(f"replays and bots' logs: {config.replays}")
     return 0
 
 
@@ -176,14 +217,23 @@ def _add(args: argparse.Namespace) -> int:
     store = LadderStore.open(args.db)
     config = LadderConfig.from_json(store.config_json())
     if args.manifest:
-        reference = str(args.manifest.resolve())
-        if not args.manifest.is_file():
-            raise ValueError(f"{args.manifest}: no such manifest")
+        manifest = args.manifest / "bot.toml" if args.manifest.is_dir() else args.manifest
+        if not manifest.is_file():
+            raise ValueError(f"no such file: {manifest}")
+        reference = str(manifest.resolve())
     else:
         reference = args.address or args.plugin or args.name
     entry = BotEntry(args.name, reference)
     if entry.kind == "plugin":
-        _check_bots(replace(config, bots=(entry,)), str(args.db))
+        config_path = store.config_path()
+        checked = _resolve_bots(
+            replace(config, bots=(entry,)),
+            str(args.db),
+            args,
+            Path(config_path) if config_path else None,
+        )
+        (entry,) = checked.bots
+        reference = entry.reference
     store.add_bot(args.name, reference, DEFAULT_ENV.initial())
     store.set_config_json(
         replace(config, bots=(*[b for b in config.bots if b.name != args.name], entry)).to_json()
@@ -308,9 +358,34 @@ def _leaderboard(args: argparse.Namespace) -> int:
     return 0
 
 
+def _faults_text(match: dict[str, Any]) -> list[str]:
+    return [
+        f"{fault['bot']} {fault['status']}"
+        + (f" (game {fault['game'] + 1})" if fault["game"] >= 0 else " (at the start)")
+        + f": {fault['reason']}"
+        for fault in match["fault_reasons"]
+    ]
+
+
+def _match_line(match: dict[str, Any]) -> str:
+    seats = match["seats"]
+    if len(seats) == 2:
+        score = f"{seats[0]} {match['wins'][0]}-{match['wins'][1]} {seats[1]}"
+    else:
+        score = ", ".join(f"{name} {wins}" for name, wins in zip(seats, match["wins"], strict=True))
+    points = "-".join(map(str, match["points"]))
+    levels = ", ".join(sorted(set(match["sandbox"])))
+    return (
+        f"match {match['match']} ({match['finished']}, unit {match['unit']}): {score} "
+        f"of {plural(match['games'], 'game')}, points {points}, sandbox {levels}"
+    )
+
+
 def _history(args: argparse.Namespace) -> int:
     store = LadderStore.open(args.db)
     try:
+        if args.name is None:
+            return _all_history(store, args.json)
         bot = store.bot(args.name)
         matches = store.finished_matches(args.name)
         ratings = store.rating_history(args.name)
@@ -329,14 +404,39 @@ def _history(args: argparse.Namespace) -> int:
             others = ", ".join(name for name in match["seats"] if name != args.name)
             print(
                 f"  match {match['match']} (unit {match['unit']}, seat {seat}) vs {others}: "
-                f"games won {match['wins'][seat]}/{match['games']}, points {match['points'][seat]}, faults {match['faults'][seat]}"
+                f"games won {match['wins'][seat]}/{match['games']}, points {match['points'][seat]}, "
+                f"faults {match['faults'][seat]}, sandbox {match['sandbox'][seat]}"
             )
+            for line in _faults_text(match):
+                if line.startswith(f"{args.name} "):
+                    print(f"    fault: {line}")
         for change in ratings:
             print(
                 f"  unit {change['unit_id']}: place {change['rank'] + 1}, mu {change['mu_before']:.2f} -> {change['mu_after']:.2f}, sigma {change['sigma_before']:.2f} -> {change['sigma_after']:.2f}"
             )
     finally:
         store.close()
+    return 0
+
+
+def _all_history(store: LadderStore, as_json: bool) -> int:
+    """Every match played, in the order they finished, then those the arena could not play."""
+    matches = store.finished_matches()
+    unplayed = store.unplayed_matches()
+    if as_json:
+        print(json.dumps({"matches": matches, "unplayed": unplayed}))
+        return 0
+    for match in matches:
+        print(_match_line(match))
+        for line in _faults_text(match):
+            print(f"  fault: {line}")
+    for match in unplayed:
+        print(
+            f"match {match['match']} ({match['finished']}, unit {match['unit']}): "
+            f"{' vs '.join(match['seats'])} not played ({match['status']}): {match['reason']}"
+        )
+    if not matches and not unplayed:
+        print("no match played yet")
     return 0
 
 
@@ -348,20 +448,22 @@ def _export(args: argparse.Namespace) -> int:
                 {
                     "leaderboard": _rows(store),
                     "matches": store.finished_matches(),
+                    "unplayed": store.unplayed_matches(),
                     "ratings": store.rating_history(),
                 },
                 indent=1,
             )
         else:
             rows: list[dict[str, Any]]
-            if args.what == "ratings":
+            if args.what in ("standings", "ratings"):
                 rows = _rows(store)
             elif args.what == "history":
                 rows = store.rating_history()
             else:
                 rows = [
                     {**match, "seats": "|".join(match["seats"]), "wins": "|".join(map(str, match["wins"])),
-                     "points": "|".join(map(str, match["points"])), "faults": "|".join(map(str, match["faults"]))}
+                     "points": "|".join(map(str, match["points"])), "faults": "|".join(map(str, match["faults"])),
+                     "sandbox": "|".join(match["sandbox"]), "fault_reasons": " | ".join(_faults_text(match))}
                     for match in store.finished_matches()
                 ]  # fmt: skip
             buffer = io.StringIO()

@@ -10,11 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from arena.cli.common import (
+    add_manifest_option,
     add_plugin_options,
     add_sandbox_option,
     add_time_control_options,
-    host_bots,
+    host_for_game,
     plugins_from_args,
+    resolve_bots,
     time_control_from_args,
 )
 from arena.cli.games import game_spec
@@ -39,7 +41,8 @@ def register(commands: Any) -> None:
         "bots",
         nargs="+",
         metavar="BOT",
-        help="bot name, manifest file, grpc://HOST:PORT or unix:PATH, by seat",
+        help="bot name (registered, or a manifest's in --manifests), manifest file or bot "
+        "folder, grpc://HOST:PORT or unix:PATH, by seat",
     )
     parser.add_argument("--games", type=int, default=10, help="games to play (default 10)")
     parser.add_argument(
@@ -67,6 +70,7 @@ def register(commands: Any) -> None:
         "--faults", default="forfeit", help="fault policy: forfeit or random[:K] (default forfeit)"
     )
     add_time_control_options(parser)
+    add_manifest_option(parser)
     add_plugin_options(parser)
     parser.set_defaults(run=_run)
 
@@ -81,6 +85,7 @@ def _run(args: argparse.Namespace) -> int:
         raise SettingsError(
             f"{spec.id} is for {_seat_range(spec.min_seats, spec.max_seats)}, got {len(args.bots)}"
         )
+    references = resolve_bots(args, plugins, args.bots)
     time_control = time_control_from_args(args)
     policy = FaultPolicy.parse(args.faults)
     config = MatchConfig(
@@ -99,15 +104,17 @@ def _run(args: argparse.Namespace) -> int:
         in_process=args.in_process,
     )
     with ExitStack() as stack:
-        hosted = host_bots(args.bots, settings, plugins, args.plugin, not args.no_plugin_autoload)
+        hosted = host_for_game(
+            references, settings, plugins, args.plugin, not args.no_plugin_autoload, spec.id
+        )
         for bot in hosted:
             stack.callback(bot.close)
         unstartable = UnstartableBotError.of(hosted)
         if unstartable is not None:  # nothing to play: the user named a program that cannot run
             raise unstartable
         seats = [
-            Seat(bot.connection, bot.name, bot.sandbox, bot.stderr_path, bot.start_fault)
-            for bot in hosted
+            Seat(bot.connection, name, bot.sandbox, bot.stderr_path, bot.start_fault)
+            for bot, name in zip(hosted, _seat_names([bot.name for bot in hosted]), strict=True)
         ]
         replay_path = args.replays / f"{config.match_id}.jsonl" if args.replays else None
         context = MatchContext(
@@ -115,7 +122,7 @@ def _run(args: argparse.Namespace) -> int:
         )
         observers = plugins.observers(context)
         if not args.json:
-            print(_banner(args, spec.id, context.players), flush=True)
+            print(_banner(args, spec.id, seed, context.players), flush=True)
             observers = [*observers, GameLines(context.players)]
         result = play_match(config, seats, observers)
         result.replay_path = str(replay_path) if replay_path else None
@@ -126,18 +133,27 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _seat_names(names: list[str]) -> list[str]:
+    """A bot in more than one seat is told apart by its seat, as ``arena replay --seat``
+    and ``arena demo`` name seats: ``random#1``, ``random#2`` (``#`` is in no bot's name)."""
+    return [
+        f"{name}#{seat}" if names.count(name) > 1 else name for seat, name in enumerate(names)
+    ]
+
+
 def _seat_range(low: int, high: int) -> str:
     """``2 bots``, ``2-6 bots``."""
     return plural(high, "bot") if low == high else f"{low}-{high} bots"
 
 
-def _banner(args: argparse.Namespace, game_id: str, names: list[str]) -> str:
+def _banner(args: argparse.Namespace, game_id: str, seed: int, names: list[str]) -> str:
     """The line before the first game: what is played, and how long it may take."""
     if args.hands:
-        return f"Playing {plural(args.games, 'single hand')} of {game_id}, seed {args.seed}: {' vs '.join(names)}"
+        return f"Playing {plural(args.games, 'single hand')} of {game_id}, seed {seed}: {' vs '.join(names)}"
+    until = "to the target score" if game_id.startswith("gin-rummy/") else "until it is decided"
     return (
-        f"Playing {plural(args.games, 'game')} of {game_id}, seed {args.seed}: {' vs '.join(names)}; "
-        "each game runs over several hands to the target score (--hands: single hands)"
+        f"Playing {plural(args.games, 'game')} of {game_id}, seed {seed}: {' vs '.join(names)}; "
+        f"each game runs over several hands {until} (--hands: single hands)"
     )
 
 

@@ -30,7 +30,10 @@ def plural(count: int, noun: str, many: str | None = None) -> str:
 def game_line(record: GameEndRecord, names: Sequence[str]) -> str:
     """One finished game, from its ``game_end`` record (game numbers shown from 1)."""
     players = " vs ".join(names)
-    scores = "-".join(str(score) for score in record.scores)
+    values = list(record.scores)
+    # "104-37" as cutechess writes it; "0, -102, -120" where a dash would read as a minus.
+    joiner = "-" if len(values) == 2 and min(values) >= 0 else ", "
+    scores = joiner.join(str(score) for score in values)
     winner = record.winner
     if len(names) == 2:
         result = {None: "1/2-1/2", 0: "1-0", 1: "0-1"}[winner]

@@ -15,7 +15,14 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from arena.cli.common import add_plugin_options, host_bots, plugins_from_args
+from arena.cli.common import (
+    add_manifest_option,
+    add_plugin_options,
+    host_for_game,
+    plugins_from_args,
+    resolve_bots,
+)
+from arena.cli.match_report import plural
 from arena.hosting.launcher import LaunchSettings
 from arena.plugins import MatchContext
 from arena.privatefiles import private_folder
@@ -47,7 +54,10 @@ def register(commands: Any) -> None:
         ),
     )
     parser.add_argument(
-        "bot", metavar="BOT", help="bot name, manifest file, grpc://HOST:PORT or unix:PATH"
+        "bot",
+        metavar="BOT",
+        help="bot name (registered, or a manifest's in --manifests), manifest file or bot "
+        "folder, grpc://HOST:PORT or unix:PATH",
     )
     parser.add_argument("--rules", default="standard", help="Gin Rummy rule set (default standard)")
     parser.add_argument("--seed", type=int, help="deal seed (default: a fresh one, printed)")
@@ -85,6 +95,7 @@ def register(commands: Any) -> None:
         default=defaults.startup_ms,
         help=f"the bot's start-up time, ms (default {defaults.startup_ms})",
     )
+    add_manifest_option(parser)
     add_plugin_options(parser)
     parser.set_defaults(run=_run)
 
@@ -96,6 +107,7 @@ def _run(args: argparse.Namespace) -> int:
     bot_clock = TimeControl(args.startup_ms, args.decision_ms, args.bank_ms)
     plugins = plugins_from_args(args)
     spec = plugins.game(f"gin-rummy/{args.rules}")
+    (reference,) = resolve_bots(args, plugins, [args.bot])
     config = MatchConfig(
         spec,
         games=args.hands or 1,
@@ -111,8 +123,8 @@ def _run(args: argparse.Namespace) -> int:
     human = HumanConnection(HumanPlayer(sys.stdin, sys.stdout))
     replay_path = args.replays / f"{config.match_id}.jsonl"
     with ExitStack() as stack:
-        (hosted,) = host_bots(
-            [args.bot], settings, plugins, args.plugin, not args.no_plugin_autoload
+        (hosted,) = host_for_game(
+            [reference], settings, plugins, args.plugin, not args.no_plugin_autoload, spec.id
         )
         stack.callback(hosted.close)
         bot = SeatClock(hosted.connection, bot_clock) if hosted.connection is not None else None
@@ -133,7 +145,7 @@ def _run(args: argparse.Namespace) -> int:
         print(f"{hosted.name} faulted {when}: {fault.status.value}: {fault.reason}")
     won = sum(1 for game in result.games if game.winner == args.seat)
     lost = sum(1 for game in result.games if game.winner == 1 - args.seat)
-    print(f"Result: you won {won}, {hosted.name} won {lost}, of {len(result.games)} game(s).")
+    print(f"Result: you won {won}, {hosted.name} won {lost}, of {plural(len(result.games), 'game')}.")
     print(f"seed {seed} (--seed {seed} deals these cards again)")
     print(f"replay: {replay_path}")
     if human.left:

@@ -77,13 +77,22 @@ def _run(args: argparse.Namespace) -> int:
     deals = dealt_hands(records, find)
     hand = -1  # the hand of the last deal: an action's own "hand" field is not used,
     # since the action that ends a hand is recorded with the next hand's number
+    opening: list[dict[str, Any]] = []  # the hand's actions so far, up to its first two
     for record in records:
         if record["type"] == "deal":
             hand = record["hand"]
+            opening = []
         elif record["type"] == "game":
             hand = -1
         if _selected(record, hand, args.game, args.hand):
             _print_record(record, names, deals)
+            if record["type"] == "action" and len(opening) < 2:
+                opening.append(record)
+                if [step["action"] for step in opening] == ["pass", "pass"]:
+                    # Gin's first turn: both passed the upcard, so the rules draw from
+                    # the stock for the non-dealer (who passed first); no action records it.
+                    who = names[opening[0]["seat"]]
+                    print(f"    {who:>12}: draw stock (by the rules: both passed the upcard)")
     return 0
 
 

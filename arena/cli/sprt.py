@@ -26,11 +26,13 @@ from pathlib import Path
 from typing import Any
 
 from arena.cli.common import (
+    add_manifest_option,
     add_plugin_options,
     add_sandbox_option,
     add_time_control_options,
-    host_bots,
+    host_for_game,
     plugins_from_args,
+    resolve_bots,
     time_control_from_args,
 )
 from arena.cli.games import game_spec
@@ -112,6 +114,7 @@ def register(commands: Any) -> None:
         "--faults", default="forfeit", help="fault policy: forfeit or random[:K] (default forfeit)"
     )
     add_time_control_options(parser)
+    add_manifest_option(parser)
     add_plugin_options(parser)
     parser.set_defaults(run=_run)
 
@@ -130,6 +133,7 @@ def _run(args: argparse.Namespace) -> int:
         raise SettingsError(str(error)) from None
     if not spec.min_seats <= 2 <= spec.max_seats:
         raise SettingsError(f"{spec.id} is for {_players(spec.min_seats, spec.max_seats)}, not 2")
+    references = resolve_bots(args, plugins, [args.new, args.old])
     time_control = time_control_from_args(args)
     policy = FaultPolicy.parse(args.faults)
     settings = LaunchSettings(
@@ -142,8 +146,8 @@ def _run(args: argparse.Namespace) -> int:
     faults = [0, 0]  # NEW's, OLD's
     aborted = ""
     with ExitStack() as stack:
-        hosted = host_bots(
-            [args.new, args.old], settings, plugins, args.plugin, not args.no_plugin_autoload
+        hosted = host_for_game(
+            references, settings, plugins, args.plugin, not args.no_plugin_autoload, spec.id
         )
         for bot in hosted:
             stack.callback(bot.close)

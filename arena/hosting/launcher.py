@@ -83,6 +83,7 @@ class HostedBot:
     # bad interpreter): the user named something that cannot work.
     unstartable: bool = False
     own_dir: Path | None = None  # a temporary run folder, removed with the bot
+    manifest_name: str | None = None  # the name its manifest gives (to match its handshake's)
 
     @property
     def name(self) -> str:
@@ -144,6 +145,9 @@ def host_bot(
         )
     elif reference.endswith(".toml") or Path(reference).is_file():
         command = load_manifest(Path(reference))
+        hosted = _launch(reference, command, settings)
+        hosted.manifest_name = command.name
+        return hosted
     else:
         known = ", ".join(sorted(python_bots)) or "none"
         raise UnknownBotError(

@@ -1,12 +1,36 @@
-"""A progress bar with an ETA for ladder runs (stderr; one line per update off a terminal)."""
+"""A progress bar with an ETA for ladder runs (stderr; one line per update off a terminal),
+and the note on each match it shows: the result, the sandbox level, the faults' reasons."""
 
 from __future__ import annotations
 
 import sys
 import time
-from typing import TextIO
+from collections.abc import Mapping
+from typing import Any, TextIO
 
-__all__ = ["Progress"]
+__all__ = ["Progress", "match_note"]
+
+#: Characters kept of each fault's reason in the progress line (the whole reason is
+#: in the database: ``arena ladder history DB``).
+REASON_CHARS = 300
+
+
+def match_note(match_id: int, result: Mapping[str, Any]) -> str:
+    """``match 7: greedy 2-1 random [bwrap]; fault: random timeout (game 2): ...``"""
+    bots = result["bots"]
+    if len(bots) == 2:
+        score = f"{bots[0]['name']} {bots[0]['wins']}-{bots[1]['wins']} {bots[1]['name']}"
+    else:
+        score = ", ".join(f"{bot['name']} {bot['wins']}" for bot in bots)
+    levels = ", ".join(sorted({str(bot.get("sandbox", "?")) for bot in bots}))
+    note = f"match {match_id}: {score} [{levels}]"
+    for fault in result.get("faults", []):
+        where = f" (game {fault['game'] + 1})" if fault.get("game", -1) >= 0 else " (at the start)"
+        reason = str(fault["reason"])
+        if len(reason) > REASON_CHARS:
+            reason = reason[: REASON_CHARS - 3] + "..."
+        note += f"; fault: {bots[fault['seat']]['name']} {fault['status']}{where}: {reason}"
+    return note
 
 
 class Progress:
@@ -18,7 +42,9 @@ class Progress:
         self.started = time.monotonic()
         self.tty = self.stream.isatty()
 
-    def update(self, done: int, note: str = "") -> None:
+    def update(self, done: int, note: str = "", *, keep: bool = False) -> None:
+        """Show ``done`` matches with ``note``; ``keep``: on a terminal too, leave the
+        line standing (a fault's reason) rather than draw the next over it."""
         self.done = done
         elapsed = time.monotonic() - self.started
         if self.total:
@@ -33,7 +59,7 @@ class Progress:
         if note:
             line += f"  {note}"
         if self.tty:
-            self.stream.write("\r" + line.ljust(100))
+            self.stream.write("\r" + line.ljust(100) + ("\n" if keep else ""))
         else:
             self.stream.write(line + "\n")
         self.stream.flush()

@@ -24,7 +24,7 @@ from arena.hosting.sandbox import SandboxLevel, bwrap_problem, resolve_level
 from arena.ladder.config import LadderConfig, ScheduleKind
 from arena.ladder.deals import unit_seed
 from arena.ladder.executors import ExecutorLostError, open_executor
-from arena.ladder.progress import Progress
+from arena.ladder.progress import Progress, match_note
 from arena.ladder.schedule import Unit, continuous_pick, gauntlet, round_robin
 from arena.ladder.worker import MatchJob
 from arena.plugins import PluginError, UnknownBotError, load_plugins
@@ -328,10 +328,11 @@ def run_ladder(
                 summary.finished += 1
                 summary.suspended.extend(recorded.suspended)
                 if bar:
-                    notes = [executor.status()]
+                    notes = [match_note(match_id, outcome["result"]), executor.status()]
                     if recorded.suspended:
                         notes.append(f"suspended: {', '.join(recorded.suspended)}")
-                    bar.update(summary.finished, "  ".join(filter(None, notes)))
+                    faulty = bool(outcome["result"].get("faults")) or bool(recorded.suspended)
+                    bar.update(summary.finished, "  ".join(filter(None, notes)), keep=faulty)
     if bar:
         bar.finish()
     if problem:

@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.hosting.launcher import LaunchSettings
+from arena.hosting.faults import BotFault, SeatStatus
+from arena.hosting.launcher import HostedBot, LaunchSettings
 from arena.plugins import MatchContext, PluginSet, load_plugins
-from arena.plugins.hosted import host_bots
+from arena.plugins.hosted import host_bots, seat_problem
 from arena.privatefiles import private_folder
 from arena.referee.match import MatchConfig, Seat, play_match
 from arena.referee.settings import FaultPolicy, TimeControl
@@ -100,6 +101,17 @@ def _remove_stale_bot_dirs(replays: Path, match_id: int, attempt: int) -> None:
                     shutil.rmtree(entry, ignore_errors=True)
 
 
+def _seat(bot: HostedBot, name: str, game_id: str, plugins: PluginSet) -> Seat:
+    """The bot's seat; one that cannot take it (``seat_problem``: a manifest naming
+    another bot than its handshake, a game it does not play) forfeits the match with
+    the reason, as a protocol error: the ladder goes on."""
+    problem = seat_problem(bot, game_id, plugins)
+    if problem is None:
+        return Seat(bot.connection, name, bot.sandbox, bot.stderr_path, bot.start_fault)
+    fault = BotFault(SeatStatus.PROTOCOL_ERROR, problem)
+    return Seat(None, name, bot.sandbox, bot.stderr_path, fault)
+
+
 def play_job(job: MatchJob) -> dict[str, Any]:
     """Play the match; ``{"result": ..., "replay": ...}`` or ``{"error": ...}``.
 
@@ -133,7 +145,7 @@ def play_job(job: MatchJob) -> dict[str, Any]:
         hosted = host_bots(job.references, settings, plugins, job.plugins, job.autoload)
         try:
             seats = [
-                Seat(bot.connection, name, bot.sandbox, bot.stderr_path, bot.start_fault)
+                _seat(bot, name, spec.id, plugins)
                 for bot, name in zip(hosted, job.names, strict=True)
             ]
             result = play_match(

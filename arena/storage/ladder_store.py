@@ -151,6 +151,11 @@ class LadderStore:
         row = self.db.execute("SELECT secret, source FROM deal_secret").fetchone()
         return None if row is None else DealSecret(bytes(row["secret"]), row["source"])
 
+    def config_path(self) -> str | None:
+        """The config file the ladder was created from (``None``: made another way)."""
+        value = self.db.execute("SELECT config_path FROM ladder").fetchone()[0]
+        return str(value) if value else None
+
     def config_json(self) -> str:
         return str(self.db.execute("SELECT config FROM ladder").fetchone()[0])
 
@@ -456,9 +461,39 @@ class LadderStore:
                     "points": [bot["points"] for bot in result["bots"]],
                     "faults": [bot["faults"] for bot in result["bots"]],
                     "games": result["games"],
+                    "sandbox": [bot.get("sandbox", "") for bot in result["bots"]],
+                    "fault_reasons": [
+                        {
+                            "bot": seats[fault["seat"]],
+                            "status": fault["status"],
+                            "game": fault["game"],
+                            "reason": fault["reason"],
+                        }
+                        for fault in result.get("faults", [])
+                    ],
                 }
             )
         return out
+
+    def unplayed_matches(self) -> list[dict[str, Any]]:
+        """Matches the arena could not play, oldest first: failed, or given up after
+        attempt after attempt (cancelled with the error), with the reason."""
+        rows = self.db.execute(
+            "SELECT id, unit_id, seats, status, finished, failure, result FROM matches "
+            "WHERE status = 'failed' OR (status = 'cancelled' AND result IS NOT NULL) "
+            "ORDER BY finished, id"
+        ).fetchall()
+        return [
+            {
+                "match": row["id"],
+                "unit": row["unit_id"],
+                "seats": json.loads(row["seats"]),
+                "status": row["status"],
+                "finished": row["finished"],
+                "reason": row["failure"] or json.loads(row["result"] or "{}").get("error", ""),
+            }
+            for row in rows
+        ]
 
     def rating_history(self, name: str | None = None) -> list[dict[str, Any]]:
         rows = self.db.execute(

@@ -154,14 +154,14 @@ def _check(
     check["bot"] = MANIFEST
     check["logs"] = None  # a server path: the author reads the logs through the web page
     report["check"] = check
-    if not checked.passed:
-        failed = [result.name for result in checked.results if result.status.value == "fail"]
-        raise Rejected(f"the conformance check failed: {', '.join(failed)}")
-    if checked.name != name:
+    if checked.name and checked.name != name:  # also the check's manifest-name failure
         raise Rejected(
             f"the manifest's name {name!r} differs from the name the bot gives in its "
             f"handshake, {checked.name!r}"
         )
+    if not checked.passed:
+        failed = [result.name for result in checked.results if result.status.value == "fail"]
+        raise Rejected(f"the conformance check failed: {', '.join(failed)}")
     _accept(store, submissions, layout, submission_id, author_id, sha256, name, tree, report)
 
 

@@ -43,6 +43,7 @@ __all__ = [
     "EXPECTED_STATUS",
     "GARBAGE",
     "KINDS",
+    "NAME_VARIABLE",
     "UNSTARTABLE",
     "main",
     "manifest_text",
@@ -86,12 +87,21 @@ class _FunctionBot(Bot[Any, Any]):
         return self._decide(decision)
 
 
+#: The name a broken bot gives in its handshake (default ``broken-KIND``): its
+#: manifest's, which the arena compares with it.
+NAME_VARIABLE = "BROKEN_BOT_NAME"
+
+
+def _name(kind: str) -> str:
+    return os.environ.get(NAME_VARIABLE) or f"broken-{kind}"
+
+
 def _legal(decision: Decision[Any, Any]) -> int:
     return 0
 
 
 def _serve_sdk(options: argparse.Namespace, decide: Callable[[Decision[Any, Any]], Any]) -> None:
-    bot_class = type("BrokenBot", (_FunctionBot,), {"name": f"broken-{options.kind}"})
+    bot_class = type("BrokenBot", (_FunctionBot,), {"name": _name(options.kind)})
     serve(bot_class(decide), address=options.address, argv=[])
 
 
@@ -217,7 +227,7 @@ class _RawBot(pb_grpc.BotServicer):
         version: int = PROTOCOL_VERSION,
         refuse: bool = False,
     ) -> None:
-        self.name = f"broken-{kind}"
+        self.name = _name(kind)
         self.reply = reply or (lambda request: pb.DecisionReply(request_id=request.request_id))
         self.version = version
         self.refuse = refuse
@@ -334,7 +344,7 @@ def _serve_bytes(
 ) -> None:
     """Serve a bot whose PlayMatch writes whatever bytes ``respond`` returns for each
     referee message (``None``: end the stream), with no serializer in between."""
-    name = f"broken-{options.kind}"
+    name = _name(options.kind)
 
     def handshake(request: pb.HandshakeRequest, context: grpc.ServicerContext) -> pb.HandshakeReply:
         if hang_handshake:
@@ -540,9 +550,10 @@ def manifest_text(kind: str, *args: str, name: str | None = None) -> str:
     words = ", ".join(json.dumps(word) for word in command)
     # Its folder is the package that holds it, wherever the manifest is written.
     folder = json.dumps(str(Path(__file__).resolve().parent))
+    name = name or f"broken-{kind}"
     return (
-        f"name = {json.dumps(name or f'broken-{kind}')}\ncommand = [{words}]\n"
-        f"working_directory = {folder}\n"
+        f"name = {json.dumps(name)}\ncommand = [{words}]\n"
+        f"working_directory = {folder}\n[env]\n{NAME_VARIABLE} = {json.dumps(name)}\n"
     )
 
 

@@ -385,6 +385,15 @@ class _Checker:
         assert bot.connection is not None
         info = bot.connection.info
         self.report.name = info.name
+        if bot.manifest_name is not None and info.name != bot.manifest_name:
+            self.add(
+                "manifest-name",
+                Status.FAIL,
+                f"the manifest's name {bot.manifest_name!r} differs from the name the bot "
+                f"gives in its handshake, {info.name!r}",
+                "give the same name in the manifest's `name` and in HandshakeReply.name "
+                "(matches, ladders and submissions refuse the bot otherwise)",
+            )
         games = self.handshake(info)
         self.version_mismatch()
         return games

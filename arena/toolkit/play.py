@@ -158,7 +158,8 @@ class HumanPlayer(Bot[Any, Any]):
         legal = decision.legal_actions
         self.show(observation, decision.event_messages, legal)
         while True:
-            self.output.write(f"your move [1-{len(legal)}, a move, ?]: ")
+            numbers = "1" if len(legal) == 1 else f"1-{len(legal)}"
+            self.output.write(f"your move [{numbers}, a move, ?]: ")
             self.output.flush()
             try:
                 line = self.input.readline()
@@ -211,15 +212,21 @@ class HumanPlayer(Bot[Any, Any]):
         say = self.say
         phase = observation.phase
         say()
-        for event in events:
-            say(f"  {event_text(event, self.who)}")
+        drawn = ""  # the card the stock gave this seat, which its draw event cannot name
         if phase in (gin.Phase.FIRST_UPCARD, gin.Phase.DRAW, gin.Phase.LAST_DISCARD):
             self._before_draw = observation.hand
         elif phase is gin.Phase.DISCARD and self._before_draw is not None:
             new = observation.hand - self._before_draw
             if len(new) == 1 and observation.forbidden_discard not in new:
-                say(f"  you drew {next(iter(new))} from the stock")
+                drawn = str(next(iter(new)))
             self._before_draw = None
+        for event in events:
+            text = event_text(event, self.who)
+            if drawn and text == "you draw from the stock":
+                text, drawn = f"{text}: {drawn}", ""  # as `arena replay --seat` says it
+            say(f"  {text}")
+        if drawn:  # the engine drew for this seat (both passed the first upcard)
+            say(f"  you draw from the stock: {drawn}")
         opponent = 1 - self.seat
         limit = "gin only" if observation.knock_limit == 0 else str(observation.knock_limit)
         doubled = ", doubled" if observation.doubled else ""

@@ -182,7 +182,7 @@ class _View:
             f"seat {index}: {player['name']} {player['version']}"
             for index, player in enumerate(record["players"])
         )
-        yield f"match {record['match_id']}: {record['game_id']}, seed {record.get('seed', 'not revealed')}, {record['games']} game(s)"
+        yield f"match {record['match_id']}: {record['game_id']}, seed {record.get('seed', 'not revealed')}, {record['games']} game{'' if record['games'] == 1 else 's'}"
         yield f"  {players}"
         yield f"  the view of seat {self.seat} ({record['players'][self.seat]['name']})"
 

@@ -233,7 +233,7 @@ class _Player:
         elif kind == "match_end":
             bots = record["result"]["bots"]
             text = "; ".join(
-                f"{self.who(index)}: {bot['wins']} game(s) won, {bot['points']} points, {bot['faults']} fault(s)"
+                f"{self.who(index)}: {bot['wins']} game{'' if bot['wins'] == 1 else 's'} won, {bot['points']} points, {bot['faults']} fault{'' if bot['faults'] == 1 else 's'}"
                 for index, bot in enumerate(bots)
             )
             self.step("match_end", -1, f"match over: {text}")

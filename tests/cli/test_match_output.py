@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from pathlib import Path
 
 import pytest
 
@@ -151,3 +152,57 @@ def test_faults_name_the_game_as_the_lines_do(capsys: pytest.CaptureFixture[str]
     fault = next(line for line in out.splitlines() if line.startswith("fault: "))
     assert "before the first game: start_failed" in fault
     assert "Finished game 1 (grpc://127.0.0.1:9 vs random): 0-1" in out
+
+
+def test_the_banner_names_the_fresh_seed(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = arena(capsys, "match", "greedy", "random", "--games", "1", "--in-process")
+    assert status == 0
+    banner = out.splitlines()[0]
+    seed = re.search(r", seed (\d+): greedy vs random;", banner)
+    assert seed is not None, banner  # not "seed None"
+    assert f"--seed {seed[1]} plays these deals again" in out
+
+
+def test_rummy_lines_tell_seats_apart_and_negative_scores_from_dashes(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status, out, _ = arena(
+        capsys, "match", "greedy-rummy", "random", "random", "--game", "rummy",
+        "--games", "1", "--seed", "3", "--in-process",
+    )  # fmt: skip
+    assert status == 0
+    assert "greedy-rummy vs random#1 vs random#2; each game runs over several hands until" in out
+    line = next(line for line in out.splitlines() if line.startswith("Finished game 1 "))
+    scores = re.search(r"; (-?\d+), (-?\d+), (-?\d+) in \d+ hands?\}", line)
+    assert scores is not None and "--" not in line, line
+    rows = [
+        row.split()[0] for row in out.splitlines() if row.startswith(("greedy-rummy ", "random"))
+    ]
+    assert rows == ["greedy-rummy", "random#1", "random#2"]
+
+
+def test_replay_shows_the_draw_the_rules_make_after_two_passes(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    status, out, _ = arena(
+        capsys, "match", "random", "greedy", "--games", "12", "--hands", "--seed", "1",
+        "--in-process", "--json", "--replays", str(tmp_path),
+    )  # fmt: skip
+    assert status == 0
+    replay = json.loads(out)["replay"]
+    records = [json.loads(line) for line in Path(replay).read_text().splitlines()]
+    openings: dict[tuple[int, int], list[str]] = {}
+    hand = (-1, -1)
+    for record in records:
+        if record["type"] == "deal":
+            hand = (record["game"], record["hand"])
+            openings[hand] = []
+        elif record["type"] == "action" and len(openings[hand]) < 2:
+            openings[hand].append(record["action"])
+    passed = sum(1 for actions in openings.values() if actions == ["pass", "pass"])
+    assert passed, "no hand opened with two passes: pick another seed"
+    assert main(["replay", replay, "--no-plugin-autoload"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    drawn = [i for i, line in enumerate(lines) if "draw stock (by the rules: both passed" in line]
+    assert len(drawn) == passed
+    assert all(lines[i - 1].strip().startswith(("greedy: pass", "random: pass")) for i in drawn)

@@ -192,5 +192,5 @@ def test_kill_and_resume(tmp_path: Path, sandbox: str, kill_after: int, delay: f
 
     # The bots' working directories are gone, those of the interrupted attempts too
     # (their logs stay).
-    bot_dirs = [path for path in (tmp_path / "replays").glob("*/*") if path.is_dir()]
+    bot_dirs = [path for path in (tmp_path / "replays" / "crash").glob("*/*") if path.is_dir()]
     assert not bot_dirs, bot_dirs

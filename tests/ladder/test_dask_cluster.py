@@ -224,11 +224,11 @@ def test_workers_lost_scheduler_lost_resume(
     assert results(db) == results(local_db)
     # The manifest bot ran from an unpacked archive in the worker's cache, and its logs
     # came back to the runner's replay folder.
-    logs = sorted((tmp_path / "replays-dask").glob("m*-a*/first.stderr.log"))
+    logs = sorted((tmp_path / "replays-dask" / "dask").glob("m*-a*/first.stderr.log"))
     assert logs
     for log in logs:
         text = log.read_text()
         assert "/arena-bots/" in text and str(manifest.parent) not in text, text
-    replays = {path.name for path in (tmp_path / "replays-dask").glob("*.jsonl")}
+    replays = {path.name for path in (tmp_path / "replays-dask" / "dask").glob("*.jsonl")}
     recorded = {Path(str(row[0])).name for row in read(db, "SELECT replay FROM matches")}
     assert recorded <= replays and len(recorded) == MATCHES

@@ -73,13 +73,13 @@ def test_local_cluster_ships_the_manifest_bot(tmp_path: Path) -> None:
     assert main(["ladder", "create", str(config), "--db", str(db)]) == 0
     assert main(["ladder", "run", str(db), "--quiet", "--no-leaderboard"]) == 0
     assert statuses(db) == {"finished": 3}
-    logs = list((tmp_path / "replays-dk").glob("m*-a1/first.stderr.log"))
+    logs = list((tmp_path / "replays-dk" / "dk").glob("m*-a1/first.stderr.log"))
     assert len(logs) == 2
     assert all("/arena-bots/" in log.read_text() for log in logs)
     # The results name the logs where the runner keeps them, not where the worker did.
     for (result,) in read(db, "SELECT result FROM matches"):
         for bot in json.loads(str(result))["bots"]:
-            assert Path(bot["stderr"]).parent.parent == tmp_path / "replays-dk"
+            assert Path(bot["stderr"]).parent.parent == tmp_path / "replays-dk" / "dk"
             assert Path(bot["stderr"]).is_file()
 
 

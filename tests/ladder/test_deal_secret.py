@@ -139,8 +139,8 @@ def test_a_fixed_seed_is_reproducible_and_said_to_be_predictable(tmp_path: Path)
 
 
 def test_the_replays_of_a_ladder_are_owner_only(secret_ladder: tuple[Path, str]) -> None:
-    replays = secret_ladder[0].parent / "replays"
-    assert mode(replays) == 0o700
+    replays = secret_ladder[0].parent / "replays" / "t"  # the ladder's own, under the config's
+    assert mode(replays) == 0o700 and mode(replays.parent) == 0o700
     files = list(replays.glob("*.jsonl"))
     assert files and all(mode(file) == 0o600 for file in files)
     assert all(mode(folder) == 0o700 for folder in replays.iterdir() if folder.is_dir())
@@ -152,7 +152,7 @@ def test_another_user_cannot_open_the_database_nor_the_replays(
 ) -> None:
     db = secret_ladder[0]
     assert nobody_reads(db.parent / "ladder.toml"), "the config is open (it holds no secret)"
-    replay = next((db.parent / "replays").glob("*.jsonl"))
+    replay = next((db.parent / "replays" / "t").glob("*.jsonl"))
     wal = [path for path in (Path(f"{db}-wal"), Path(f"{db}-shm")) if path.exists()]
     for target in (db, *wal, replay):
         assert not nobody_reads(target), target

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 import subprocess
 import tempfile
@@ -405,12 +406,11 @@ def test_a_match_the_arena_cannot_play_is_given_up_after_bounded_attempts(
     """Each attempt's run folder is taken by a file, so no match can be played (the
     arena's own problem, not a bot's): each is tried three times, given up, and the run
     ends."""
-    replays = tmp_path / "replays"
-    replays.mkdir()
+    db = ladder(tmp_path, marker, suspend_after=5, replays='replays = "replays"')
+    replays = tmp_path / "replays" / "hostile"  # the ladder's own, made by `ladder create`
     for match in range(1, 4):
         for attempt in range(1, 4):
             (replays / f"m{match}-a{attempt}").write_text("a file, not a folder")
-    db = ladder(tmp_path, marker, suspend_after=5, replays='replays = "replays"')
     run = run_arena("ladder", "run", str(db), "--quiet", tmp=tmp_path / "tmp", cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     rows = query(db, "SELECT status, attempts, result FROM matches ORDER BY id")
@@ -452,7 +452,12 @@ def test_a_replay_folder_that_cannot_be_made_is_a_one_line_error(
     tmp_path: Path, marker: str
 ) -> None:
     (tmp_path / "blocked").write_text("a file, not a folder")
-    db = ladder(tmp_path, marker, suspend_after=5, replays='replays = "blocked/replays"')
+    with pytest.raises(AssertionError, match="cannot make its replay folder"):  # at create
+        ladder(tmp_path, marker, suspend_after=5, replays='replays = "blocked/replays"')
+    # A ladder whose folder is blocked after it was made: at run.
+    db = ladder(tmp_path, marker, suspend_after=5, replays='replays = "later/replays"')
+    shutil.rmtree(tmp_path / "later")
+    (tmp_path / "later").write_text("a file, not a folder")
     run = run_arena("ladder", "run", str(db), "--quiet", tmp=tmp_path / "tmp", cwd=tmp_path)
     assert run.returncode == 2
     assert (

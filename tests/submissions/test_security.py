@@ -213,4 +213,5 @@ def test_hostile_uploads_are_rejected_and_leave_nothing(
     assert data_files(ladder) == {"archives", "staging"}
     assert not (tmp_path / "x").exists() and not Path("/x").exists()
     left = {p.name for p in tmp_path.iterdir() if not p.name.startswith(("server-", "open.sqlite-"))}
-    assert left == {"open.sqlite", "open.sqlite.data", "open.toml"}
+    # (replays/: the ladder's replay folder, made by `ladder create`, not by an upload)
+    assert left == {"open.sqlite", "open.sqlite.data", "open.toml", "replays"}

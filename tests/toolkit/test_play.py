@@ -57,7 +57,7 @@ def test_a_scripted_session_in_the_terminal(
     assert run.returncode == 0, run.stderr
     assert "against random: 1 single hand." in out
     # After each draw from the stock, the card drawn is named, and it is in the hand shown.
-    drawn = re.findall(r"you drew (\S\S) from the stock\n(?:.*\n)*?  your hand by suit: (.*)", out)
+    drawn = re.findall(r"you draw from the stock: (\S\S)\n(?:.*\n)*?  your hand by suit: (.*)", out)
     assert drawn, "a draw from the stock names its card"
     assert all(card in hand.split() for card, hand in drawn)
     assert "your hand by suit:" in out and "by rank:" in out
@@ -93,7 +93,7 @@ def test_end_of_input_forfeits_and_says_so(
     out = capsys.readouterr().out
     assert status == 3  # documented: you left
     assert "You left the table (end of input): the game is forfeited to random." in out
-    assert "Result: you won 0, random won 1, of 1 game(s)." in out
+    assert "Result: you won 0, random won 1, of 1 game." in out
     replay = replay_of(out)
     assert main(["replay", "--verify", str(replay)]) == 0
     # arena replay numbers the games and hands as arena play did, from 1
