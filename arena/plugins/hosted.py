@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from arena.hosting.launcher import HostedBot, LaunchSettings, host_bot
+from arena.hosting.launcher import HostedBot, LaunchSettings
+from arena.hosting.launcher import host_bots as start_bots
 from arena.plugins.manager import PluginSet
 from arena.plugins.serve_bot import command_for
 
@@ -27,26 +28,14 @@ def host_bots(
     modules: Sequence[str],
     autoload: bool,
 ) -> list[HostedBot]:
-    """Host each bot; the caller closes them.  Plugin problems for a needed bot raise first."""
+    """Host each bot, all at once; the caller closes them.  Plugin problems for a needed
+    bot raise first."""
     for reference in references:
         if _is_python_bot(reference):
             plugins.bot(
                 reference
             )  # raises PluginError naming the plugin problem, or UnknownBotError
     factories = {name: registration.factory for name, registration in plugins.bots.items()}
-    hosted: list[HostedBot] = []
-    try:
-        for reference in references:
-            hosted.append(
-                host_bot(
-                    reference,
-                    settings,
-                    factories,
-                    lambda name: command_for(name, modules, autoload),
-                )
-            )
-    except BaseException:
-        for bot in hosted:
-            bot.close()
-        raise
-    return hosted
+    return start_bots(
+        references, settings, factories, lambda name: command_for(name, modules, autoload)
+    )
