@@ -57,6 +57,7 @@ def bot_python() -> str:
     """The interpreter Python bots run on: ``ARENA_BOT_PYTHON``, else the arena's own."""
     return os.environ.get(BOT_PYTHON_ENV) or sys.executable
 
+
 #: Variables with this prefix are set by the arena and cannot come from a manifest.
 RESERVED_ENV_PREFIX = "ARENA_"
 
