@@ -182,26 +182,38 @@ def referee_cpu_micros(addresses: list[str], pids: list[int], seed: int) -> tupl
     return (cpu + bots) / decisions * 1e6, decisions / elapsed
 
 
-def bare_aio_cpu_micros(address: str, pid: int, messages: list[bytes]) -> tuple[float, float]:
-    """The bare aio pair: (CPU µs per round trip of both ends, round trips per second)."""
+def bare_aio_cpu_micros(
+    addresses: list[str], pids: list[int], messages: list[bytes]
+) -> tuple[float, float]:
+    """The bare aio pair: (CPU µs per round trip of both ends, round trips per second).
+    With two servers, two round trips to each in turn, as a Gin match alternates."""
 
     async def run() -> tuple[float, float]:
-        channel = grpc.aio.insecure_channel(address)
-        call = channel.stream_stream(
-            "/rummy_arena.v1.Bot/PlayMatch", request_serializer=None, response_deserializer=None
-        )()
-        await call.write(messages[0])  # the stream is up before the clocks start
-        await call.read()
-        server_before = process_cpu(pid)
+        channels = [grpc.aio.insecure_channel(address) for address in addresses]
+        calls = [
+            channel.stream_stream(
+                "/rummy_arena.v1.Bot/PlayMatch",
+                request_serializer=None,
+                response_deserializer=None,
+            )()
+            for channel in channels
+        ]
+        for call in calls:  # the streams are up before the clocks start
+            await call.write(messages[0])
+            await call.read()
+        servers_before = sum(process_cpu(pid) for pid in pids)
         cpu_before, started = time.process_time(), time.perf_counter()
-        for message in messages:
+        for number, message in enumerate(messages):
+            call = calls[number // 2 % len(calls)]
             await call.write(message)
             await call.read()
         elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_before
-        server = process_cpu(pid) - server_before
-        await call.done_writing()
-        await channel.close()
-        return (cpu + server) / len(messages) * 1e6, len(messages) / elapsed
+        servers = sum(process_cpu(pid) for pid in pids) - servers_before
+        for call in calls:
+            await call.done_writing()
+        for channel in channels:
+            await channel.close()
+        return (cpu + servers) / len(messages) * 1e6, len(messages) / elapsed
 
     with asyncio.Runner(loop_factory=new_event_loop) as runner:  # the referee's loop
         return runner.run(run())
@@ -356,7 +368,7 @@ def main() -> None:
     run_dir = Path(tempfile.mkdtemp(prefix="arena-bench-"))
     bots = [start("trivial_bot.py", f"trivial{i}", run_dir) for i in range(2)]
     bare = [start("bare_bot.py", f"bare{i}", run_dir) for i in range(2)]
-    bare_asyncio = start("bare_bot_asyncio.py", "bare-asyncio", run_dir)
+    bare_asyncio = [start("bare_bot_asyncio.py", f"bare-asyncio{i}", run_dir) for i in range(2)]
     results: dict[str, list[float]] = {
         "referee": [],
         "replayed": [],
@@ -368,6 +380,7 @@ def main() -> None:
         "work": [],
         "cpu_referee": [],
         "cpu_bare": [],
+        "cpu_bare_two": [],
         "rate_referee": [],
         "rate_bare": [],
     }
@@ -389,13 +402,17 @@ def main() -> None:
                 pb.RefereeMessage(decision=r).SerializeToString()
                 for r in sample_requests(2000 if args.quick else 6000, seed)
             ]
-            cpu, rate = bare_aio_cpu_micros(bare_asyncio.address, bare_asyncio.pid, wire)
+            cpu, rate = bare_aio_cpu_micros([bare_asyncio[0].address], [bare_asyncio[0].pid], wire)
             results["cpu_bare"].append(cpu)
             results["rate_bare"].append(rate)
+            two, _ = bare_aio_cpu_micros(
+                [b.address for b in bare_asyncio], [b.pid for b in bare_asyncio], wire
+            )
+            results["cpu_bare_two"].append(two)
             ratio = results["cpu_bare"][-1] / results["cpu_referee"][-1]
             print(
                 f"{number + 1:<7}{seed:>6}{results['cpu_referee'][-1]:>9.0f}{cpu:>10.0f}"
-                f"{ratio:>10.2f}  {results['rate_referee'][-1]:,.0f}, {rate:,.0f}",
+                f"{ratio:>10.2f}{two:>11.0f}  {results['rate_referee'][-1]:,.0f}, {rate:,.0f}",
                 flush=True,
             )
             results["referee"].append(referee_rate(addresses))
@@ -403,11 +420,11 @@ def main() -> None:
             results["alone"].append(referee_alone_micros())
             results["work"].append(referee_work_micros(addresses))
             results["stream"].append(bare_stream_rate([bare[0].address], requests))
-            results["stream_asyncio"].append(bare_stream_rate([bare_asyncio.address], requests))
+            results["stream_asyncio"].append(bare_stream_rate([bare_asyncio[0].address], requests))
             results["two"].append(bare_stream_rate([b.address for b in bare], requests))
             results["unary"].append(bare_unary_rate(bare[0].address, len(requests) // 4, mean_size))
     finally:
-        for process in [*bots, *bare, bare_asyncio]:
+        for process in [*bots, *bare, *bare_asyncio]:
             process.kill()
         shutil.rmtree(run_dir, ignore_errors=True)  # the bots' stderr files
     median = {key: statistics.median(values) for key, values in results.items()}
@@ -452,6 +469,11 @@ def main() -> None:
     print(
         f"| CPU per round trip, bare aio pair: µs | {median['cpu_bare']:.0f} | "
         f"{min(results['cpu_bare']):.0f}-{max(results['cpu_bare']):.0f} |"
+    )
+    print(
+        f"| CPU per round trip, bare aio, two servers in turn: µs (diagnostic) | "
+        f"{median['cpu_bare_two']:.0f} | "
+        f"{min(results['cpu_bare_two']):.0f}-{max(results['cpu_bare_two']):.0f} |"
     )
     print(
         f"| CPU: bare aio pair / referee (target 0.85) | "

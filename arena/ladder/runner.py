@@ -166,19 +166,30 @@ class _LogBudget:
 
     def __init__(self, config: LadderConfig) -> None:
         self.left = config.log_budget_mb * 1024 * 1024
+        self._counted: dict[Path, int] = {}  # bytes of each log already taken off
         if config.replays and Path(config.replays).is_dir():
-            self.left -= sum(log.stat().st_size for log in Path(config.replays).rglob("*.log"))
+            for log in Path(config.replays).rglob("*.log"):
+                self._count(log)
 
     def cap_per_stream(self, seats: int) -> int:
         return max(0, min(DEFAULT_LOG_CAP, self.left // (2 * seats)))
 
     def spent(self, result: dict[str, Any]) -> None:
-        for seat in result.get("seats", []):
+        """Take a finished match's logs off the budget: what they grew by since last
+        counted (a warm bot's log spans many matches)."""
+        for seat in result.get("bots", []):
             stderr = seat.get("stderr")
             if stderr:
                 for stream in (Path(stderr), Path(stderr.replace(".stderr.log", ".stdout.log"))):
-                    with contextlib.suppress(OSError):
-                        self.left -= stream.stat().st_size
+                    self._count(stream)
+
+    def _count(self, log: Path) -> None:
+        try:
+            size = log.stat().st_size
+        except OSError:
+            return
+        self.left -= size - self._counted.get(log, 0)
+        self._counted[log] = size
 
 
 def _give_up(store: LadderStore, summary: RunSummary, match_id: int, error: str) -> None:
