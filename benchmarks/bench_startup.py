@@ -57,10 +57,11 @@ class FirstDecision:
         pass
 
 def start(seats):
+    # A generous start-up limit: on a loaded machine a bwrap bot can take over 10 s.
     # Seconds from asking for the bots to (ready, first decision of a match between them).
     with tempfile.TemporaryDirectory() as run:
         started = time.perf_counter()
-        bots = host_bots([reference] * seats, LaunchSettings(sandbox=level, run_dir=Path(run)), plugins, (), False)
+        bots = host_bots([reference] * seats, LaunchSettings(sandbox=level, run_dir=Path(run), startup_seconds=60), plugins, (), False)
         ready = time.perf_counter() - started
         try:
             faults = [bot.start_fault for bot in bots if bot.start_fault is not None]
