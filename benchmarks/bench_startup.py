@@ -90,7 +90,14 @@ def checkout(commit: str, into: Path) -> Path:
     folder.mkdir()
     with tarfile.open(fileobj=__import__("io").BytesIO(archive)) as tar:
         tar.extractall(folder, filter="data")
+    compiled(folder)
     return folder
+
+
+def compiled(folder: Path) -> None:
+    """Byte-compile ``folder``'s ``arena`` as an install does: a machine that sets
+    PYTHONDONTWRITEBYTECODE would otherwise compile every module in every process."""
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(folder / "arena")], check=True)
 
 
 def measure(
@@ -126,6 +133,7 @@ def main() -> None:
     if shutil.which("node") and (js / "node_modules").is_dir():
         kinds["node manifest"] = str(js / "bot.toml")
     levels = ["none", "limits"] + ([] if bwrap_problem() else ["bwrap"])
+    compiled(TOP)
     with tempfile.TemporaryDirectory() as scratch:
         base = checkout(args.base_commit, Path(scratch))
         print(

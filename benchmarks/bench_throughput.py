@@ -64,7 +64,14 @@ def checkout(commit: str, into: Path) -> Path:
     folder.mkdir()
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         tar.extractall(folder, filter="data")
+    compiled(folder)
     return folder
+
+
+def compiled(folder: Path) -> None:
+    """Byte-compile ``folder``'s ``arena`` as an install does: a machine that sets
+    PYTHONDONTWRITEBYTECODE would otherwise compile every module in every process."""
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(folder / "arena")], check=True)
 
 
 def play(code: Path, run: str, scratch: Path, repeat: int) -> tuple[int, float]:
@@ -147,6 +154,7 @@ def main() -> None:
         "--repeat", type=int, default=1, help="each pairing's duplicate set this many times"
     )
     args = parser.parse_args()
+    compiled(TOP)
     with tempfile.TemporaryDirectory() as scratch:
         (sweep if args.sweep else compare)(args, Path(scratch))
 

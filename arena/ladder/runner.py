@@ -8,7 +8,6 @@ finished matches are never lost or counted twice; matches in flight re-run.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import sys
 from collections.abc import Iterator
