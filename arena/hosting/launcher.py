@@ -38,6 +38,7 @@ __all__ = [
     "UnknownBotError",
     "UnstartableBotError",
     "host_bot",
+    "host_bots",
     "program_problem",
 ]
 

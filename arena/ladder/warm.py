@@ -30,7 +30,7 @@ from arena.plugins import PluginSet
 from arena.plugins.hosted import host_bots
 from arena.referee.results import MatchResult
 
-__all__ = ["MAX_IDLE", "WarmBots"]
+__all__ = ["MAX_IDLE", "WarmBots", "warm_run_dir"]
 
 #: Idle bots a worker keeps at most (the least recently used go first): enough for
 #: every bot of a small ladder, few enough that a large one does not fill the memory.
@@ -49,8 +49,6 @@ class WarmBots:
         self.max_idle = max_idle
         self._idle: OrderedDict[int, tuple[_Key, HostedBot]] = OrderedDict()
         self._keys: dict[int, _Key] = {}  # id(bot) -> key, for the bots out in a match
-        self.started = 0  # bots this pool has started (for benchmarks and tests)
-        self.reused = 0  # seats served by a bot kept from an earlier match
         atexit.register(self.close)
 
     def take(
@@ -72,7 +70,6 @@ class WarmBots:
                 continue
             _, idle = self._idle.pop(found)
             self._keys[id(idle)] = key
-            self.reused += 1
             kept.append(idle)
         missing = [ref for ref, bot in zip(references, kept, strict=True) if bot is None]
         try:
@@ -82,7 +79,6 @@ class WarmBots:
                 if maybe is not None:
                     self._close(maybe)
             raise
-        self.started += len(missing)
         hosted = []
         for reference, maybe in zip(references, kept, strict=True):
             bot = maybe if maybe is not None else next(fresh)
