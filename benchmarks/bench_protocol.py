@@ -27,6 +27,15 @@ Run:  python benchmarks/bench_protocol.py [--quick] [--rounds N]
   line is the referee's own work per decision).
 * bare unary: one unary call per round trip (a Handshake carrying a padding
   string of the mean request size).
+* CPU per decision (the headline since issue 21): the CPU time a decision costs both
+  ends together, user and system, in microseconds: for the referee, this process's
+  CPU during a match against two trivial SDK bots plus the bots' own (from
+  ``/proc``), over the match's decisions; for the **bare aio pair**, the fastest bare
+  Python pair there is (a ``grpc.aio`` client on the referee's event loop, one
+  bidirectional stream over a Unix socket, against the ``grpc.aio`` echo server),
+  this process's CPU plus the server's, over the round trips. Each round plays a
+  match of its own seed and sends the bare pair the requests of that seed's deals.
+  Target: bare / referee at least 0.85.
 
 The measurements take turns, round after round, so that a noisy spell on this
 shared machine hits all of them; the ratios are the medians of each round's own
@@ -37,6 +46,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import queue
 import random
 import shutil
@@ -73,13 +83,12 @@ def start(script: str, name: str, run_dir: Path) -> BotProcess:
     return process
 
 
-def sample_requests(count: int) -> list[pb.DecisionRequest]:
-    """Real decision requests from random play, in order."""
+def sample_requests(count: int, seed: int = 0) -> list[pb.DecisionRequest]:
+    """Real decision requests from random play of the deals of ``seed`` on, in order."""
     spec = find_game("gin-rummy/standard")
     codec = codec_for(spec.id)
-    rng = random.Random(7)
+    rng = random.Random(7 + seed)
     requests: list[pb.DecisionRequest] = []
-    seed = 0
     while len(requests) < count:
         table = codec.new_table(spec.id, spec.new_game(seed, 2, hands_only=True))
         while not table.is_terminal() and len(requests) < count:
@@ -147,6 +156,67 @@ class _Timed(_Passing):
         reply = await self.inner.decide(message, request_id, timeout)
         self.last[:] = [time.perf_counter()]
         return reply
+
+
+def process_cpu(pid: int) -> float:
+    """CPU seconds (user + system) of process ``pid`` so far (0 if it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def referee_cpu_micros(addresses: list[str], pids: list[int], seed: int) -> tuple[float, float]:
+    """One game: (CPU µs per decision of referee and bots together, decisions per second)."""
+    spec = find_game("gin-rummy/standard")
+    connections = _connect(addresses)
+    seats = [Seat(connection, f"bot{seat}") for seat, connection in enumerate(connections)]
+    bots_before = sum(process_cpu(pid) for pid in pids)
+    cpu_before, started = time.process_time(), time.perf_counter()
+    result = play_match(MatchConfig(spec, games=1, seed=seed), seats)
+    elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_before
+    bots = sum(process_cpu(pid) for pid in pids) - bots_before
+    decisions = sum(len(seat.decision_seconds) for seat in result.seats)
+    assert not any(seat.faults for seat in result.seats), "the trivial bots must not fault"
+    return (cpu + bots) / decisions * 1e6, decisions / elapsed
+
+
+def bare_aio_cpu_micros(
+    addresses: list[str], pids: list[int], messages: list[bytes]
+) -> tuple[float, float]:
+    """The bare aio pair: (CPU µs per round trip of both ends, round trips per second).
+    With two servers, two round trips to each in turn, as a Gin match alternates."""
+
+    async def run() -> tuple[float, float]:
+        channels = [grpc.aio.insecure_channel(address) for address in addresses]
+        calls = [
+            channel.stream_stream(
+                "/rummy_arena.v1.Bot/PlayMatch",
+                request_serializer=None,
+                response_deserializer=None,
+            )()
+            for channel in channels
+        ]
+        for call in calls:  # the streams are up before the clocks start
+            await call.write(messages[0])
+            await call.read()
+        servers_before = sum(process_cpu(pid) for pid in pids)
+        cpu_before, started = time.process_time(), time.perf_counter()
+        for number, message in enumerate(messages):
+            call = calls[number // 2 % len(calls)]
+            await call.write(message)
+            await call.read()
+        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_before
+        servers = sum(process_cpu(pid) for pid in pids) - servers_before
+        for call in calls:
+            await call.done_writing()
+        for channel in channels:
+            await channel.close()
+        return (cpu + servers) / len(messages) * 1e6, len(messages) / elapsed
+
+    with asyncio.Runner(loop_factory=new_event_loop) as runner:  # the referee's loop
+        return runner.run(run())
 
 
 def _connect(addresses: list[str]) -> list[GrpcConnection]:
@@ -298,7 +368,7 @@ def main() -> None:
     run_dir = Path(tempfile.mkdtemp(prefix="arena-bench-"))
     bots = [start("trivial_bot.py", f"trivial{i}", run_dir) for i in range(2)]
     bare = [start("bare_bot.py", f"bare{i}", run_dir) for i in range(2)]
-    bare_asyncio = start("bare_bot_asyncio.py", "bare-asyncio", run_dir)
+    bare_asyncio = [start("bare_bot_asyncio.py", f"bare-asyncio{i}", run_dir) for i in range(2)]
     results: dict[str, list[float]] = {
         "referee": [],
         "replayed": [],
@@ -308,22 +378,53 @@ def main() -> None:
         "unary": [],
         "alone": [],
         "work": [],
+        "cpu_referee": [],
+        "cpu_bare": [],
+        "cpu_bare_two": [],
+        "rate_referee": [],
+        "rate_bare": [],
     }
     addresses = [bot.address for bot in bots]
     try:
         sent: Sent = []
         referee_rate(addresses, sent)  # the same seed: every round sends these
-        for _ in range(rounds):
+        print("CPU per decision, both ends together, µs (every round; a new seed each round)")
+        print(
+            f"{'round':<7}{'seed':>6}{'referee':>9}{'bare aio':>10}{'bare/ref':>10}  decisions/s: referee, bare aio"
+        )
+        for number in range(rounds):
+            seed = 1000 + number
+            pids = [bot.pid for bot in bots]
+            cpu, rate = referee_cpu_micros(addresses, pids, seed)
+            results["cpu_referee"].append(cpu)
+            results["rate_referee"].append(rate)
+            wire = [
+                pb.RefereeMessage(decision=r).SerializeToString()
+                for r in sample_requests(2000 if args.quick else 6000, seed)
+            ]
+            cpu, rate = bare_aio_cpu_micros([bare_asyncio[0].address], [bare_asyncio[0].pid], wire)
+            results["cpu_bare"].append(cpu)
+            results["rate_bare"].append(rate)
+            two, _ = bare_aio_cpu_micros(
+                [b.address for b in bare_asyncio], [b.pid for b in bare_asyncio], wire
+            )
+            results["cpu_bare_two"].append(two)
+            ratio = results["cpu_bare"][-1] / results["cpu_referee"][-1]
+            print(
+                f"{number + 1:<7}{seed:>6}{results['cpu_referee'][-1]:>9.0f}{cpu:>10.0f}"
+                f"{ratio:>10.2f}{two:>11.0f}  {results['rate_referee'][-1]:,.0f}, {rate:,.0f}",
+                flush=True,
+            )
             results["referee"].append(referee_rate(addresses))
             results["replayed"].append(replay_rate(addresses, sent))
             results["alone"].append(referee_alone_micros())
             results["work"].append(referee_work_micros(addresses))
             results["stream"].append(bare_stream_rate([bare[0].address], requests))
-            results["stream_asyncio"].append(bare_stream_rate([bare_asyncio.address], requests))
+            results["stream_asyncio"].append(bare_stream_rate([bare_asyncio[0].address], requests))
             results["two"].append(bare_stream_rate([b.address for b in bare], requests))
             results["unary"].append(bare_unary_rate(bare[0].address, len(requests) // 4, mean_size))
     finally:
-        for process in [*bots, *bare, bare_asyncio]:
+        for process in [*bots, *bare, *bare_asyncio]:
             process.kill()
         shutil.rmtree(run_dir, ignore_errors=True)  # the bots' stderr files
     median = {key: statistics.median(values) for key, values in results.items()}
@@ -361,6 +462,24 @@ def main() -> None:
     print(f"| referee / bare, two servers in turn | {paired('referee', 'two'):.0%} | |")
     print(f"| replayed / bare stream | {paired('replayed', 'stream'):.0%} | |")
     print(f"| bare stream / bare unary | {paired('stream', 'unary'):.2f}x | |")
+    print(
+        f"| CPU per decision, referee + 2 SDK bots: µs | {median['cpu_referee']:.0f} | "
+        f"{min(results['cpu_referee']):.0f}-{max(results['cpu_referee']):.0f} |"
+    )
+    print(
+        f"| CPU per round trip, bare aio pair: µs | {median['cpu_bare']:.0f} | "
+        f"{min(results['cpu_bare']):.0f}-{max(results['cpu_bare']):.0f} |"
+    )
+    print(
+        f"| CPU per round trip, bare aio, two servers in turn: µs (diagnostic) | "
+        f"{median['cpu_bare_two']:.0f} | "
+        f"{min(results['cpu_bare_two']):.0f}-{max(results['cpu_bare_two']):.0f} |"
+    )
+    print(
+        f"| CPU: bare aio pair / referee (target 0.85) | "
+        f"{paired('cpu_bare', 'cpu_referee'):.2f} | |"
+    )
+    print(f"| decisions/s: referee / bare aio pair | {paired('rate_referee', 'rate_bare'):.0%} | |")
 
 
 if __name__ == "__main__":

@@ -198,9 +198,10 @@ class GrpcConnection:
         self._call = call = self._channel.stream_stream(
             _PLAY_MATCH, request_serializer=None, response_deserializer=None
         )()
+        # A bot may serve match after match on one connection: nothing carries over.
         self._replies.clear()
         self._abandoned.clear()
-        self._owed = 0
+        self._owed = self._last_asked = 0
 
         async def read() -> None:
             try:

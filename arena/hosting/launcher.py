@@ -14,6 +14,7 @@ import os
 import shutil
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -39,6 +40,7 @@ __all__ = [
     "UnknownBotError",
     "UnstartableBotError",
     "host_bot",
+    "host_bots",
 ]
 
 
@@ -109,27 +111,81 @@ def host_bot(
     python_bots: Mapping[str, Callable[[], Bot[Any, Any]]],
     python_command: Callable[[str], Sequence[str]],
 ) -> HostedBot:
-    """Start (or reach) the bot and shake hands.
+    """Start (or reach) the bot and shake hands: ``host_bots`` for one bot."""
+    (hosted,) = host_bots([reference], settings, python_bots, python_command)
+    return hosted
 
-    A bot that fails to come up is not an exception: the result carries a
+
+def host_bots(
+    references: Sequence[str],
+    settings: LaunchSettings,
+    python_bots: Mapping[str, Callable[[], Bot[Any, Any]]],
+    python_command: Callable[[str], Sequence[str]],
+) -> list[HostedBot]:
+    """Start (or reach) every bot, all at once, and shake hands with each.
+
+    The processes are started one after the other in the calling thread (a fork takes
+    milliseconds, and the parent-death signal follows the thread that forked); then
+    each bot's wait for readiness and handshake runs in a thread of its own, so the
+    seats' start-ups (the better part of a second each for a Python bot) overlap.
+
+    A bot that fails to come up is not an exception: its ``HostedBot`` carries a
     ``start_fault`` and the referee forfeits its games.  Bad references and
-    manifests raise (``HostingError``), since the user must fix them.
+    manifests raise (``HostingError``) before anything starts, since the user must
+    fix them.  Whatever raises, nothing started here outlives the call.
     ``python_bots`` are the registered Python bots by name, and
     ``python_command(name)`` the command that serves one in its own process.
     """
+    plans = [_plan(reference, settings, python_bots, python_command) for reference in references]
+    hosted: list[HostedBot] = []
+    started = time.monotonic()
+    try:
+        for plan in plans:
+            if isinstance(plan, HostedBot):
+                hosted.append(plan)
+                continue
+            bot = _spawn(plan, settings)
+            bot.manifest_name = plan.command.name if plan.manifest else None
+            hosted.append(bot)
+        limit = settings.startup_seconds
+        waits = [_Wait(bot, plan, started, limit) for bot, plan in zip(hosted, plans, strict=True)]
+        for wait in waits:
+            wait.start()
+        for wait in waits:
+            wait.join()
+        for wait in waits:
+            wait.finish()
+    except BaseException:
+        for bot in hosted:
+            bot.close()  # threads still waiting on a closed bot give up at once
+        raise
+    return hosted
+
+
+@dataclass(frozen=True)
+class _Launch:
+    """A bot to start, and the command that starts it."""
+
+    reference: str
+    command: BotCommand
+    manifest: bool  # started from a manifest, whose name the handshake's must match
+
+
+def _plan(
+    reference: str,
+    settings: LaunchSettings,
+    python_bots: Mapping[str, Callable[[], Bot[Any, Any]]],
+    python_command: Callable[[str], Sequence[str]],
+) -> HostedBot | _Launch:
+    """What hosting ``reference`` takes: a launch, or a bot to reach (not connected yet)."""
     if _is_address(reference):
-        connection = GrpcConnection(reference, reference)
-        try:
-            connection.wait_ready(settings.startup_seconds)
-        except BotFault as fault:
-            connection.close()
-            return HostedBot(reference, None, "external", start_fault=fault)
-        return HostedBot(reference, connection, "external")
+        return HostedBot(reference, None, "external")
     if reference in python_bots and settings.in_process:
         try:
             return HostedBot(reference, InProcessConnection(python_bots[reference]()), "in-process")
         except BotFault as fault:
             return HostedBot(reference, None, "in-process", start_fault=fault)
+    manifest = False
     if reference in python_bots:
         import_path = [Path(path) for path in sys.path if path and Path(path).is_dir()]
         command = BotCommand(
@@ -145,37 +201,34 @@ def host_bot(
         )
     elif reference.endswith(".toml") or Path(reference).is_file():
         command = load_manifest(Path(reference))
-        hosted = _launch(reference, command, settings)
-        hosted.manifest_name = command.name
-        return hosted
+        manifest = True
     else:
         known = ", ".join(sorted(python_bots)) or "none"
         raise UnknownBotError(
             f"unknown bot {reference!r}: not a grpc://HOST:PORT or unix:PATH address, "
             f"not a manifest file, not a registered bot (registered: {known})"
         )
-    return _launch(reference, command, settings)
-
-
-def _launch(reference: str, command: BotCommand, settings: LaunchSettings) -> HostedBot:
-    """Start the bot and shake hands, all within ``settings.startup_seconds`` from
-    the moment the process is started (the protocol's start-up limit)."""
     try:
-        level: SandboxLevel = resolve_level(settings.sandbox)
+        resolve_level(settings.sandbox)
     except HostingError as error:  # e.g. bwrap asked for where it cannot work
         raise SandboxUnavailableError(str(error)) from None
+    return _Launch(reference, command, manifest)
+
+
+def _spawn(launch: _Launch, settings: LaunchSettings) -> HostedBot:
+    """Start the bot's process (or record why it cannot start); not yet ready."""
+    command = launch.command
+    level: SandboxLevel = resolve_level(settings.sandbox)
     problem = program_problem(command)
     if problem is not None:
         fault = BotFault(
             SeatStatus.START_FAILED, f"bot {command.name!r} ({command.source}): {problem}"
         )
-        return HostedBot(reference, None, level.value, start_fault=fault, unstartable=True)
-    limit = settings.startup_seconds
+        return HostedBot(launch.reference, None, level.value, start_fault=fault, unstartable=True)
     # Without a folder to keep them in, the bot's files (logs included) go when it does.
     own_dir = None if settings.run_dir else Path(tempfile.mkdtemp(prefix="arena-run-"))
     run_dir = settings.run_dir or own_dir
     assert run_dir is not None
-    deadline = time.monotonic() + limit
     try:
         process = BotProcess.start(command, level, run_dir, log_cap=settings.log_cap)
     except BaseException as error:
@@ -184,27 +237,62 @@ def _launch(reference: str, command: BotCommand, settings: LaunchSettings) -> Ho
         if not isinstance(error, HostingError):
             raise  # the arena's own trouble (a full disk): not the bot's fault
         fault = BotFault(SeatStatus.START_FAILED, _one_line(str(error)))  # could not run at all
-        return HostedBot(reference, None, level.value, start_fault=fault, unstartable=True)
+        return HostedBot(launch.reference, None, level.value, start_fault=fault, unstartable=True)
     stderr = None if own_dir else str(process.stderr_path)
-    hosted = HostedBot(reference, None, process.level.value, process, stderr, own_dir=own_dir)
-    try:
-        process.wait_ready(_left(deadline), limit=limit)
-        connection = GrpcConnection(
-            process.address, command.name, describe_exit=lambda: _exit_note(process)
-        )
-        hosted.connection = connection
-        connection.wait_ready(_left(deadline), limit=limit)
-    except HostingError as error:
-        hosted.start_fault = BotFault(SeatStatus.START_FAILED, _one_line(str(error)))
-    except BotFault as fault:
-        hosted.start_fault = fault
-    except BaseException:
-        hosted.close()  # nothing outlives a start that went wrong on the arena's side
-        raise
-    if hosted.start_fault is not None:
-        hosted.close()
-        hosted.connection = None
-    return hosted
+    return HostedBot(launch.reference, None, process.level.value, process, stderr, own_dir=own_dir)
+
+
+class _Wait(threading.Thread):
+    """One bot's wait for readiness and handshake, beside the others', all within
+    ``limit`` seconds of ``started`` (the protocol's start-up limit, which runs from
+    the moment the processes were started)."""
+
+    def __init__(
+        self, hosted: HostedBot, plan: HostedBot | _Launch, started: float, limit: float
+    ) -> None:
+        # A daemon: on Ctrl-C the bots are killed and the caller need not wait for this.
+        super().__init__(name=f"start {hosted.reference}", daemon=True)
+        self.hosted = hosted
+        self.label = plan.command.name if isinstance(plan, _Launch) else hosted.reference
+        self.deadline = started + limit
+        self.limit = limit
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            self._connect()
+        except BaseException as error:  # handed to the caller's thread by ``finish``
+            self.error = error
+
+    def _connect(self) -> None:
+        hosted = self.hosted
+        if hosted.start_fault is not None or hosted.connection is not None:
+            return  # failed already, or in-process
+        process = hosted.process
+        try:
+            if process is None:  # an address: nothing started, only reached
+                connection = GrpcConnection(hosted.reference, hosted.reference)
+            else:
+                process.wait_ready(_left(self.deadline), limit=self.limit)
+                connection = GrpcConnection(
+                    process.address, self.label, describe_exit=lambda: _exit_note(process)
+                )
+            hosted.connection = connection
+            connection.wait_ready(_left(self.deadline), limit=self.limit)
+        except HostingError as error:
+            hosted.start_fault = BotFault(SeatStatus.START_FAILED, _one_line(str(error)))
+        except BotFault as fault:
+            hosted.start_fault = fault
+
+    def finish(self) -> None:
+        """In the caller's thread: raise what went wrong on the arena's side, and close
+        a bot that failed to start."""
+        if self.error is not None:
+            raise self.error
+        hosted = self.hosted
+        if hosted.start_fault is not None:
+            hosted.close()
+            hosted.connection = None
 
 
 def _left(deadline: float) -> float:

@@ -66,6 +66,7 @@ class LadderConfig:
     suspend_after: int = 3
     replays: str | None = None  # folder for replays and bot logs
     untrusted: bool = False  # bots by strangers: refuse to run below bwrap
+    reuse_bots: bool = False  # a worker keeps its bot processes between matches (warm)
     log_budget_mb: int = 1024  # all bot logs of the ladder together
     plugins: tuple[str, ...] = ()
     autoload_plugins: bool = True
@@ -114,6 +115,7 @@ _SECTIONS: dict[str, dict[str, type | tuple[type, ...]]] = {
         "suspend_after": int,
         "replays": str,
         "untrusted": bool,
+        "reuse_bots": bool,
         "log_budget_mb": int,
         "executor": str,
         "scheduler": str,
@@ -242,6 +244,7 @@ def load_ladder_config(path: Path) -> LadderConfig:
         suspend_after=check.positive(run, "suspend_after", "run.suspend_after", 3),
         replays=str((path.parent / replays).resolve()) if replays else None,
         untrusted=run.get("untrusted", False),
+        reuse_bots=run.get("reuse_bots", False),
         log_budget_mb=check.positive(run, "log_budget_mb", "run.log_budget_mb", 1024, minimum=0),
         plugins=tuple(plugins),
         autoload_plugins=top.get("autoload_plugins", True),

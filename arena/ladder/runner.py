@@ -8,7 +8,6 @@ finished matches are never lost or counted twice; matches in flight re-run.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import sys
 from collections.abc import Iterator
@@ -46,6 +45,7 @@ class LadderRefused(LadderError, ValueError):
     """This machine cannot run the ladder as its config says (bots it cannot confine as
     demanded, a replay folder it cannot make): the user's to fix, so the command line
     reports it in one line."""
+
 
 #: Attempts at one match before the runner gives up on it: the arena's own errors
 #: (a plugin gone, a full disk) or a worker that died with it, again and again.
@@ -123,6 +123,13 @@ def _settled(store: LadderStore, until_sigma: float | None) -> bool:
     return all(bot.rating.sigma < until_sigma for bot in store.bots() if bot.status is BotStatus.ACTIVE)
 
 
+def _whose(config: LadderConfig, submitted: list[str]) -> str:
+    """Why a ladder's bots are strangers' (for refusals)."""
+    if config.untrusted:
+        return "is marked untrusted = true"
+    return f"has submitted bots ({', '.join(submitted)})"
+
+
 def _check_sandbox(store: LadderStore, config: LadderConfig, progress: bool) -> str:
     """The sandbox level to play at.  Strangers' bots (a ladder marked ``untrusted``, or
     any active submitted bot) play only under bwrap, where each is an unprivileged uid;
@@ -134,14 +141,16 @@ def _check_sandbox(store: LadderStore, config: LadderConfig, progress: bool) -> 
         raise LadderRefused(f"ladder {config.name}: {error}") from None
     if (config.untrusted or submitted) and level is not SandboxLevel.BWRAP:
         why = bwrap_problem() or f"run.sandbox is {config.sandbox!r}"
-        whose = (
-            "is marked untrusted = true"
-            if config.untrusted
-            else f"has submitted bots ({', '.join(submitted)})"
-        )
         raise LadderRefused(
-            f"ladder {config.name} {whose}, and runs bots only under bwrap with an "
+            f"ladder {config.name} {_whose(config, submitted)}, and runs bots only under bwrap with an "
             f"unprivileged uid; here they would run at level {level.value!r} ({why})"
+        )
+    if (config.untrusted or submitted) and config.reuse_bots:
+        raise LadderRefused(
+            f"ladder {config.name} {_whose(config, submitted)} and sets reuse_bots = true: a "
+            "warm bot keeps its process, memory and files from one match to the next (what "
+            "it saw of the bots it met), which strangers' bots may not; the sandbox is fresh "
+            "only for a bot started for its match: set reuse_bots = false"
         )
     warning = shared_identity_warning(level.value)
     if warning and progress:
@@ -156,19 +165,31 @@ class _LogBudget:
 
     def __init__(self, config: LadderConfig) -> None:
         self.left = config.log_budget_mb * 1024 * 1024
+        self._counted: dict[Path, int] = {}  # bytes of each log already taken off
         if config.replays and Path(config.replays).is_dir():
-            self.left -= sum(log.stat().st_size for log in Path(config.replays).rglob("*.log"))
+            for log in Path(config.replays).rglob("*.log"):
+                self._count(log)
 
     def cap_per_stream(self, seats: int) -> int:
         return max(0, min(DEFAULT_LOG_CAP, self.left // (2 * seats)))
 
     def spent(self, result: dict[str, Any]) -> None:
-        for seat in result.get("seats", []):
+        """Take a finished match's logs off the budget: what they grew by since last
+        counted (a warm bot's log spans many matches)."""
+        for seat in result.get("bots", []):
             stderr = seat.get("stderr")
             if stderr:
                 for stream in (Path(stderr), Path(stderr.replace(".stderr.log", ".stdout.log"))):
-                    with contextlib.suppress(OSError):
-                        self.left -= stream.stat().st_size
+                    self._count(stream)
+
+    def _count(self, log: Path) -> None:
+        try:
+            size = log.stat().st_size
+        except OSError:
+            return
+        self.left -= size - self._counted.get(log, 0)
+        self._counted[log] = size
+
 
 def _give_up(store: LadderStore, summary: RunSummary, match_id: int, error: str) -> None:
     reason = f"given up after {MAX_ATTEMPTS} attempts: {error}"
@@ -283,6 +304,7 @@ def run_ladder(
                     plugins=config.plugins,
                     autoload=config.autoload_plugins,
                     log_cap=logs.cap_per_stream(len(match.seats)),
+                    reuse_bots=config.reuse_bots,
                 )
                 pending.add(match.id)
                 try:

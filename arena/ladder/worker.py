@@ -18,10 +18,12 @@ from typing import Any
 
 from arena.hosting.faults import BotFault, SeatStatus
 from arena.hosting.launcher import HostedBot, LaunchSettings
+from arena.ladder.warm import WarmBots, warm_run_dir
 from arena.plugins import MatchContext, PluginSet, load_plugins
 from arena.plugins.hosted import host_bots, seat_problem
 from arena.privatefiles import private_folder
 from arena.referee.match import MatchConfig, Seat, play_match
+from arena.referee.results import MatchResult
 from arena.referee.settings import FaultPolicy, TimeControl
 
 __all__ = ["MatchJob", "play_job", "watch_runner"]
@@ -29,6 +31,15 @@ __all__ = ["MatchJob", "play_job", "watch_runner"]
 _WATCH_SECONDS = 0.2
 
 _PLUGINS: dict[tuple[tuple[str, ...], bool], PluginSet] = {}  # per worker process
+_WARM: WarmBots | None = None  # this worker's warm bots (``[run] reuse_bots``)
+
+
+def warm_bots() -> WarmBots:
+    """This worker process's pool of warm bots."""
+    global _WARM
+    if _WARM is None:
+        _WARM = WarmBots()
+    return _WARM
 
 
 @dataclass(frozen=True)
@@ -49,6 +60,7 @@ class MatchJob:
     plugins: tuple[str, ...]
     autoload: bool
     log_cap: int  # bytes kept of each bot's stdout and of its stderr
+    reuse_bots: bool = False  # keep this worker's bot processes for its next matches
 
 
 def _plugins(modules: tuple[str, ...], autoload: bool) -> PluginSet:
@@ -124,7 +136,12 @@ def play_job(job: MatchJob) -> dict[str, Any]:
         key = f"m{job.match_id}-a{job.attempt}"
         if job.replays:
             _remove_stale_bot_dirs(Path(job.replays), job.match_id, job.attempt)
-        run_dir = private_folder(Path(job.replays) / key) if job.replays else None
+        if job.reuse_bots:  # the bots' logs span matches: kept in the worker's folder
+            run_dir = warm_run_dir(job.replays, os.getpid())
+        else:
+            run_dir = Path(job.replays) / key if job.replays else None
+        if run_dir is not None:
+            private_folder(run_dir)
         replay = Path(job.replays) / f"{key}.jsonl" if job.replays else None
         config = MatchConfig(
             spec,
@@ -142,7 +159,12 @@ def play_job(job: MatchJob) -> dict[str, Any]:
             startup_seconds=job.time_control.startup_ms / 1000,
             log_cap=job.log_cap,
         )
-        hosted = host_bots(job.references, settings, plugins, job.plugins, job.autoload)
+        if job.reuse_bots:
+            pool = warm_bots()
+            hosted = pool.take(job.references, settings, plugins, job.plugins, job.autoload)
+        else:
+            hosted = host_bots(job.references, settings, plugins, job.plugins, job.autoload)
+        result: MatchResult | None = None
         try:
             seats = [
                 _seat(bot, name, spec.id, plugins)
@@ -154,8 +176,11 @@ def play_job(job: MatchJob) -> dict[str, Any]:
                 plugins.observers(MatchContext(key, spec.id, list(job.names), replay)),
             )
         finally:
-            for bot in hosted:
-                bot.close()
+            if job.reuse_bots:
+                pool.give_back(hosted, result)
+            else:
+                for bot in hosted:
+                    bot.close()
         return {"result": result.to_json(), "replay": str(replay) if replay else None}
     except Exception as error:
         return {"error": f"{type(error).__name__}: {error}", "traceback": traceback.format_exc()}

@@ -17,7 +17,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from arena.hosting.errors import HostingError
-from arena.hosting.launcher import HostedBot, LaunchSettings, host_bot
+from arena.hosting.launcher import HostedBot, LaunchSettings
+from arena.hosting.launcher import host_bots as start_bots
 from arena.hosting.lookup import BOT_MANIFEST, ManifestCatalog, looks_like_path
 from arena.plugins.manager import PluginSet, UnknownBotError
 from arena.plugins.serve_bot import command_for
@@ -134,29 +135,17 @@ def host_bots(
     modules: Sequence[str],
     autoload: bool,
 ) -> list[HostedBot]:
-    """Host each bot; the caller closes them.  Plugin problems for a needed bot raise first."""
+    """Host each bot, all at once; the caller closes them.  Plugin problems for a needed
+    bot raise first."""
     for reference in references:
         if _is_python_bot(reference):
             plugins.bot(
                 reference
             )  # raises PluginError naming the plugin problem, or UnknownBotError
     factories = {name: registration.factory for name, registration in plugins.bots.items()}
-    hosted: list[HostedBot] = []
-    try:
-        for reference in references:
-            hosted.append(
-                host_bot(
-                    reference,
-                    settings,
-                    factories,
-                    lambda name: command_for(name, modules, autoload),
-                )
-            )
-    except BaseException:
-        for bot in hosted:
-            bot.close()
-        raise
-    return hosted
+    return start_bots(
+        references, settings, factories, lambda name: command_for(name, modules, autoload)
+    )
 
 
 def host_for_game(

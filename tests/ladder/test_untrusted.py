@@ -58,7 +58,12 @@ def test_log_budget_is_shared_out(tmp_path: Path) -> None:
     log = replays / "m2-a1" / "greedy.stderr.log"
     log.parent.mkdir()
     log.write_bytes(b"y" * 3000)
-    budget.spent({"seats": [{"stderr": str(log)}, {"stderr": None}]})
+    budget.spent({"bots": [{"stderr": str(log)}, {"stderr": None}]})  # a result's shape
     assert budget.cap_per_stream(2) == 250
+    # A warm bot's log spans its matches: a later match counts only what it added.
+    with log.open("ab") as grown:
+        grown.write(b"z" * 200)
+    budget.spent({"bots": [{"stderr": str(log)}]})
+    assert budget.cap_per_stream(2) == 200
     roomy = write(tmp_path, BASE, "roomy.toml")
     assert _LogBudget(load_ladder_config(roomy)).cap_per_stream(2) == DEFAULT_LOG_CAP
