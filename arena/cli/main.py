@@ -22,7 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "gin": ("gin", "Gin Rummy tools"),
     "demo": ("demo", "play one Gin Rummy game between built-in policies"),
     "match": ("match", "play a match between bots (2 for Gin, 2-6 for Rummy)"),
-    "bots": ("bots", "list the bots found (plugins, manifests)"),
+    "bots": ("bots", "list the bots found (built in, plugins, manifests in --manifests DIR)"),
     "ladder": ("ladder", "ladder competitions (TrueSkill, SQLite)"),
     "replay": ("replay", "print or verify a match replay"),
     "sprt": ("sprt", "sequential test: is a new bot version better than an old one?"),

@@ -11,6 +11,8 @@ from arena.testing.broken_bots import write_manifest
 
 from .test_config import BASE, arena, one_line_error, write
 
+# A ladder keeps its replays (and warm bots their logs) in a folder of its own under
+# the config's `replays`, named after its database.
 WARM = '[match]\ngames = 1\nhands_only = true\n[run]\nconcurrency = 1\nsandbox = "limits"\n'
 
 
@@ -33,13 +35,13 @@ def test_a_worker_starts_each_bot_once(tmp_path: Path) -> None:
     assert ran.returncode == 0, ran.stderr
     assert "6 matches played" in ran.stderr  # 3 pairings, each twice (seats swapped)
     # One worker, three bots: three processes started, each log holding every match's.
-    (folder,) = _logs(replays, "warm-w*")
+    (folder,) = _logs(replays / "t", "warm-w*")
     assert len(_logs(folder, "*.stderr.log")) == 3
     with sqlite3.connect(database) as db:
         results = [json.loads(row[0]) for row in db.execute("SELECT result FROM matches WHERE result IS NOT NULL")]
     assert len(results) == 6
     assert all(seat["status"] == "ok" for result in results for seat in result["bots"])
-    assert not _logs(replays, "m*-a*/*.stderr.log")  # no bot started for one match only
+    assert not _logs(replays / "t", "m*-a*/*.stderr.log")  # no bot started for one match only
 
 
 def test_a_faulty_bot_is_not_kept(tmp_path: Path) -> None:
@@ -49,7 +51,7 @@ def test_a_faulty_bot_is_not_kept(tmp_path: Path) -> None:
     database = _ladder(tmp_path, text + WARM + f'reuse_bots = true\nreplays = "{replays}"\n')
     ran = arena("ladder", "run", str(database), "--quiet")
     assert ran.returncode == 0, ran.stderr
-    (folder,) = _logs(replays, "warm-w*")
+    (folder,) = _logs(replays / "t", "warm-w*")
     with sqlite3.connect(database) as db:
         results = [json.loads(row[0]) for row in db.execute("SELECT result FROM matches WHERE result IS NOT NULL")]
     played = [
