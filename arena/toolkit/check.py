@@ -31,11 +31,9 @@ import shutil
 import statistics
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
-from enum import Enum
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from arena.bots import RandomBot
 from arena.games.gin_rummy import STANDARD
@@ -50,7 +48,15 @@ from arena.proto import bot_pb2 as pb
 from arena.protocol import PROTOCOL_VERSION, plays_game
 from arena.referee.match import MatchConfig, Seat, play_match
 from arena.referee.results import FaultRecord, MatchResult
-from arena.referee.settings import TimeControl
+from arena.toolkit.check_report import (
+    CheckReport,
+    CheckResult,
+    CheckSettings,
+    Status,
+    format_result,
+    iter_lines,
+    summary_line,
+)
 from arena.toolkit.errors import ToolkitError
 from arena.toolkit.scenarios import (
     Asked,
@@ -67,7 +73,10 @@ __all__ = [
     "CheckResult",
     "CheckSettings",
     "Status",
+    "format_result",
+    "iter_lines",
     "run_check",
+    "summary_line",
 ]
 
 #: The id the last-discard variant is checked under when no registered rule set has it.
@@ -101,79 +110,6 @@ _HINTS = {
         "Health/Check with SERVING within the start-up limit (PROTOCOL.md section 1-2)"
     ),
 }
-
-
-class Status(Enum):
-    PASS = "pass"
-    FAIL = "fail"
-    SKIP = "skip"
-
-
-@dataclass(frozen=True)
-class CheckResult:
-    """One named check: its status, what was seen, and how to fix a failure."""
-
-    name: str
-    status: Status
-    detail: str
-    hint: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "status": self.status.value,
-            "detail": self.detail,
-            "hint": self.hint,
-        }
-
-
-@dataclass
-class CheckReport:
-    """Every check's result, in order, and the answer-time distributions (ms) by game."""
-
-    bot: str
-    name: str = ""
-    results: list[CheckResult] = field(default_factory=list)
-    timing: dict[str, dict[str, float]] = field(default_factory=dict)
-    logs: str | None = None
-
-    @property
-    def passed(self) -> bool:
-        return all(result.status is not Status.FAIL for result in self.results)
-
-    def count(self, status: Status) -> int:
-        return sum(1 for result in self.results if result.status is status)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "bot": self.bot,
-            "name": self.name,
-            "passed": self.passed,
-            "counts": {status.value: self.count(status) for status in Status},
-            "checks": [result.to_json() for result in self.results],
-            "timing": self.timing,
-            "logs": self.logs,
-        }
-
-
-@dataclass(frozen=True)
-class CheckSettings:
-    """``games``: hands against ``random`` per rule set; ``only``: game ids or families
-    (``gin-rummy``) to check, all the bot plays if empty; ``log_dir``: where the bot's
-    sockets and stderr logs go (a temporary folder, removed if every check passes)."""
-
-    time_control: TimeControl = field(default_factory=TimeControl)
-    sandbox: str = "auto"
-    games: int = 4
-    seed: int = 0
-    only: tuple[str, ...] = ()
-    log_dir: Path | None = None
-    max_restarts: int = 2  # starts again after a crash
-    # A bot that timed out in this many matches is not asked again: each timeout costs
-    # the whole decision time and bank, and a hung bot would make the check last minutes.
-    max_timeouts: int = 3
-    modules: tuple[str, ...] = ()  # plugin modules, for registered bots' own processes
-    autoload: bool = True  # entry-point plugins in registered bots' own processes
 
 
 # -- the bot under test --------------------------------------------------------------
@@ -672,37 +608,3 @@ def run_check(
         else:
             report.logs = str(run_dir)  # kept: the logs of a bot that failed
     return report
-
-
-def iter_lines(report: CheckReport) -> Iterator[str]:
-    """The report as text: one line per check, hints under failures, then a summary."""
-    width = max((len(result.name) for result in report.results), default=10)
-    for result in report.results:
-        yield format_result(result, width)
-    yield summary_line(report)
-
-
-def format_result(result: CheckResult, width: int = 40) -> str:
-    """``PASS  name  detail``, a failure's hint on the next line (both indented under
-    the detail when they run over several lines)."""
-    indent = "\n" + " " * (width + 8)
-    line = (
-        f"{result.status.name:<4}  {result.name:<{width}}  {result.detail.replace(chr(10), indent)}"
-    )
-    if result.hint:
-        line += f"{indent}hint: {result.hint.replace(chr(10), indent)}"
-    return line
-
-
-def summary_line(report: CheckReport) -> str:
-    counts = ", ".join(
-        f"{report.count(status)} {label}"
-        for status, label in (
-            (Status.PASS, "passed"),
-            (Status.FAIL, "failed"),
-            (Status.SKIP, "skipped"),
-        )
-    )
-    verdict = "conforms" if report.passed else "does NOT conform"
-    logs = f"; logs: {report.logs}" if report.logs else ""
-    return f"{report.name or report.bot}: {verdict} ({counts}){logs}"
