@@ -47,7 +47,13 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from arena.hosting._proctree import ProcessTree, count_user_tasks, ensure_child_subreaper
 from arena.hosting.allowlist import runtime_paths
 from arena.hosting.errors import BotStartError, HostingError
-from arena.hosting.identity import SeatIdentity, folder_problem, lease_identity, path_problem
+from arena.hosting.identity import (
+    SeatIdentity,
+    folder_problem,
+    kill_uid,
+    lease_identity,
+    path_problem,
+)
 from arena.hosting.logs import DEFAULT_LOG_CAP, LogPump
 from arena.hosting.manifest import BotCommand
 from arena.hosting.programs import program_problem
@@ -339,9 +345,14 @@ class _Home:
     def remove(self) -> None:
         try:
             if self.identity is not None:
-                self.identity.release()  # kills what still runs as the uid first
-        finally:
+                kill_uid(self.identity.uid)  # nothing of the bot's writes here any more
             shutil.rmtree(self.root, ignore_errors=True)
+        finally:
+            # Only now: the moment the lease ends, another referee may take the uid and
+            # make its bot's home at this very path (seat-UID), which a later rmtree
+            # here would delete from under it (its socket "never created").
+            if self.identity is not None:
+                self.identity.release()
 
 
 _SUN_PATH_MAX = 107  # sizeof(sockaddr_un.sun_path) - 1 on Linux

@@ -20,6 +20,7 @@ from arena.hosting import (
     resolve_level,
 )
 from arena.hosting import sandbox as sandbox_module
+from arena.hosting.identity import SeatIdentity
 
 from .conftest import bot_command, python_command, wait_for
 
@@ -193,6 +194,31 @@ def test_deep_tmpdir_and_long_name_still_get_a_usable_socket(
     with BotProcess.start(command, level, run_dir) as bot:
         assert len(bot.address.removeprefix("unix:")) <= 107
         bot.wait_ready(timeout=10)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="seat uids are leased by a root referee only")
+def test_a_bots_home_is_gone_before_its_uid_is_free(
+    run_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The moment a seat uid's lease ends, another referee may take it and make its bot's
+    home at the same path (seat-UID): deleting the old home after that would delete the
+    new bot's socket from under it.  (Seen under load: bots "not ready after 10 s (its
+    socket was never created)" while their logs said they were listening.)"""
+    home: list[Path] = []  # the bot's home, once known
+    home_at_release: list[bool] = []
+    release = SeatIdentity.release
+
+    def watched(identity: SeatIdentity) -> None:
+        if identity._lock is not None:  # the lease ends now
+            home_at_release.append(home[0].exists())
+        release(identity)
+
+    monkeypatch.setattr(SeatIdentity, "release", watched)
+    with BotProcess.start(bot_command("healthy.py"), SandboxLevel.LIMITS, run_dir) as bot:
+        bot.wait_ready(timeout=10)
+        home.append(Path(bot.address.removeprefix("unix:")).parents[1])  # .../seat-UID
+        assert home[0].name.startswith("seat-") and home[0].exists()
+    assert home_at_release == [False]
 
 
 def test_resolve_level(monkeypatch: pytest.MonkeyPatch) -> None:
