@@ -77,7 +77,7 @@ run: $(STAMP) $(JS_STAMP)
 # the compiled copy (mypyc checks declared types at run time, so it can fail where
 # Python did not).
 test: $(STAMP) $(REFERENCE_STAMP) $(JS_STAMP) go-bot cpp-bot
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q --durations=15
 	@if $(BIN)/python tools/compiled.py --check; then \
 	  $(MAKE) --no-print-directory compiled && \
 	  echo "the tests of the compiled layers again, against build/compiled:" && \

@@ -25,7 +25,7 @@ from arena.cli.main import main
 
 ARENA = Path(sys.executable).parent / "arena"
 
-REPEAT = 2
+REPEAT = 1  # 6 matches: enough to kill the runner mid-run and count each once
 PAIRS = 3  # three bots
 UNITS = PAIRS * REPEAT
 MATCHES = UNITS * 2  # duplicate: both seatings
