@@ -28,9 +28,10 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 from pathlib import Path
+
+from checkouts import checkout, compiled
 
 HERE = Path(__file__).resolve().parent
 TOP = HERE.parent
@@ -80,24 +81,6 @@ ready = [start(1)[0] for _ in range(count)]
 first = [start(2)[1] for _ in range(count)]
 print(json.dumps([statistics.median(ready), statistics.median(first)]))
 """
-
-
-def checkout(commit: str, into: Path) -> Path:
-    archive = subprocess.run(
-        ["git", "-C", str(TOP), "archive", commit, "arena"], capture_output=True, check=True
-    ).stdout
-    folder = into / f"base-{commit}"
-    folder.mkdir()
-    with tarfile.open(fileobj=__import__("io").BytesIO(archive)) as tar:
-        tar.extractall(folder, filter="data")
-    compiled(folder)
-    return folder
-
-
-def compiled(folder: Path) -> None:
-    """Byte-compile ``folder``'s ``arena`` as an install does: a machine that sets
-    PYTHONDONTWRITEBYTECODE would otherwise compile every module in every process."""
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(folder / "arena")], check=True)
 
 
 def measure(

@@ -24,16 +24,16 @@ interleaved round by round, to choose the default from.
 from __future__ import annotations
 
 import argparse
-import io
 import os
 import shutil
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
+
+from checkouts import checkout, compiled
 
 HERE = Path(__file__).resolve().parent
 TOP = HERE.parent
@@ -54,24 +54,6 @@ def ladder_text(run: str, replays: Path, repeat: int) -> str:
     if shutil.which("node") and (js / "node_modules").is_dir():
         text += f'[[bots]]\nname = "js-starter"\nmanifest = "{js / "bot.toml"}"\n'
     return text
-
-
-def checkout(commit: str, into: Path) -> Path:
-    archive = subprocess.run(
-        ["git", "-C", str(TOP), "archive", commit, "arena"], capture_output=True, check=True
-    ).stdout
-    folder = into / f"base-{commit}"
-    folder.mkdir()
-    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(folder, filter="data")
-    compiled(folder)
-    return folder
-
-
-def compiled(folder: Path) -> None:
-    """Byte-compile ``folder``'s ``arena`` as an install does: a machine that sets
-    PYTHONDONTWRITEBYTECODE would otherwise compile every module in every process."""
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(folder / "arena")], check=True)
 
 
 def play(code: Path, run: str, scratch: Path, repeat: int) -> tuple[int, float]:
