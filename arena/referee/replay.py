@@ -54,6 +54,7 @@ __all__ = [
     "check_seed",
     "game_of",
     "header_of",
+    "read_lines",
     "read_records",
     "read_replay",
     "table_for_game",
@@ -92,11 +93,12 @@ class ReplayWriter(MatchObserver):
             self._file = None
 
 
-def read_records(path: Path) -> list[Record]:
-    """The records of a replay, with a version 2 replay's revealed seeds and decks put
-    back in its header, ``game``, ``game_end`` and ``deal`` records (where version 1
-    had them), so readers see one form; ``ReplayError`` names the file and line, or
-    the record and the field, of a bad one."""
+def read_lines(path: Path) -> list[tuple[dict[str, Json], Record]]:
+    """Each line of a replay as its JSON object (keys in the file's order) and as its
+    record, with a version 2 replay's revealed seeds and decks put back in its header,
+    ``game``, ``game_end`` and ``deal`` records (where version 1 had them), so readers
+    see one form; ``ReplayError`` names the file and line, or the record and the
+    field, of a bad one."""
     lines = list(_read_lines(path))
     records: list[Record] = []
     for number, line in enumerate(lines, start=1):
@@ -106,13 +108,19 @@ def read_records(path: Path) -> list[Record]:
             raise ReplayError(f"{path}: record {number}: {error}") from None
     if records and isinstance(records[0], MatchHeader) and records[0].version >= 2:
         records = _put_back_reveal(path, records[0], records)
-    return records
+        # The fields put back come after the line's own, as the file would have them.
+        lines = [{**line, **record.to_json()} for line, record in zip(lines, records, strict=True)]
+    return list(zip(lines, records, strict=True))
+
+
+def read_records(path: Path) -> list[Record]:
+    """The records of a replay (``read_lines``'s, without their JSON)."""
+    return [record for _, record in read_lines(path)]
 
 
 def read_replay(path: Path) -> Iterator[dict[str, Json]]:
-    """``read_records`` as JSON objects (``Record.to_json``), for tools that want the
-    replay's lines as plain JSON with the revealed seeds and decks put back."""
-    return (record.to_json() for record in read_records(path))
+    """The lines of a replay as JSON objects (``read_lines``'s, without their records)."""
+    return iter([line for line, _ in read_lines(path)])
 
 
 def _read_lines(path: Path) -> Iterator[dict[str, Json]]:

@@ -31,7 +31,7 @@ from arena.referee.records import (
     MatchHeader,
     Record,
 )
-from arena.referee.replay import GameLookup, header_of, read_records, table_for_game
+from arena.referee.replay import GameLookup, header_of, read_lines, table_for_game
 from arena.toolkit.seat_view import event_text
 
 __all__ = ["ReplayView", "Step", "build_replay_view"]
@@ -90,23 +90,25 @@ def _header_fields(header: dict[str, Json]) -> dict[str, Any]:
     return fields
 
 
-def _record_line(record: Record) -> str:
-    kind = record.type
-    rest = ", ".join(f"{key} {value}" for key, value in record.to_json().items() if key != "type")
+def _record_line(line: dict[str, Json]) -> str:
+    """A replay line in words, keys in the file's order."""
+    kind = str(line.get("type"))
+    rest = ", ".join(f"{key} {value}" for key, value in line.items() if key != "type")
     return f"{kind}: {rest}" if len(rest) < 400 else f"{kind}: {rest[:400]}..."
 
 
 def build_replay_view(path: Path, find: GameLookup) -> ReplayView:
     """The viewer's steps for the replay at ``path``; ``ReplayError`` if it cannot be read."""
-    records = read_records(path)
+    lines = read_lines(path)
+    records = [record for _, record in lines]
     header = header_of(path, records)
     view = ReplayView(
         game_id=str(header.game_id),
         players=_players(header),
-        header=_header_fields(header.to_json()),
+        header=_header_fields(lines[0][0]),
         drawable=True,
         problem=None,
-        events=[_record_line(record) for record in records],
+        events=[_record_line(line) for line, _ in lines],
     )
     try:
         spec = find(view.game_id)
