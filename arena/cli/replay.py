@@ -9,7 +9,25 @@ from typing import Any
 
 from arena.cli.common import add_plugin_options, plugins_from_args
 from arena.protocol.commitment import RevealCheck
-from arena.referee.replay import ReplayError, check_seed, read_replay, verify_replay
+from arena.referee.records import (
+    ActionRecord,
+    DealRecord,
+    FaultRecordLine,
+    GameEndRecord,
+    GameStartRecord,
+    HandEndRecord,
+    MatchEndRecord,
+    MatchHeader,
+    Record,
+    RevealRecord,
+)
+from arena.referee.replay import (
+    ReplayError,
+    check_seed,
+    header_of,
+    read_records,
+    verify_replay,
+)
 from arena.toolkit.seat_view import Deal, check_selection, dealt_hands, seat_view
 
 __all__ = ["register"]
@@ -58,7 +76,7 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     if args.verify:
         problems = verify_replay(args.file, find)
-        seed = check_seed(list(read_replay(args.file)))
+        seed = check_seed(read_records(args.file))
         for problem in problems:
             print(f"{args.file}: {problem}")
         if seed.status is not RevealCheck.MISMATCH:  # a mismatch is among the problems
@@ -69,101 +87,92 @@ def _run(args: argparse.Namespace) -> int:
             return 1
         print(f"{args.file}: verified, the engine agrees with every record")
         return 0
-    records = list(read_replay(args.file))
-    if not records:
-        raise ReplayError(f"{args.file}: empty replay")
+    records = read_records(args.file)
+    header_of(args.file, records)
     check_selection(args.file, records, None, args.game, args.hand)
     names: list[str] = []
     deals = dealt_hands(records, find)
     hand = -1  # the hand of the last deal: an action's own "hand" field is not used,
     # since the action that ends a hand is recorded with the next hand's number
-    opening: list[dict[str, Any]] = []  # the hand's actions so far, up to its first two
+    opening: list[ActionRecord] = []  # the hand's actions so far, up to its first two
     for record in records:
-        if record["type"] == "deal":
-            hand = record["hand"]
+        if isinstance(record, DealRecord):
+            hand = record.hand
             opening = []
-        elif record["type"] == "game":
+        elif isinstance(record, GameStartRecord):
             hand = -1
         if _selected(record, hand, args.game, args.hand):
             _print_record(record, names, deals)
-            if record["type"] == "action" and len(opening) < 2:
+            if isinstance(record, ActionRecord) and len(opening) < 2:
                 opening.append(record)
-                if [step["action"] for step in opening] == ["pass", "pass"]:
+                if [step.action for step in opening] == ["pass", "pass"]:
                     # Gin's first turn: both passed the upcard, so the rules draw from
                     # the stock for the non-dealer (who passed first); no action records it.
-                    who = names[opening[0]["seat"]]
+                    who = names[opening[0].seat]
                     print(f"    {who:>12}: draw stock (by the rules: both passed the upcard)")
     return 0
 
 
-def _selected(
-    record: dict[str, Any], hand: int, only_game: int | None, only_hand: int | None
-) -> bool:
+def _selected(record: Record, hand: int, only_game: int | None, only_hand: int | None) -> bool:
     """Is the record, in hand ``hand`` of its game, part of game ``only_game`` and hand
     ``only_hand`` (None: any)?  The header always is; the match end only when nothing
     is left out; a game's end only when no hand is picked."""
-    kind: str = record["type"]
-    if kind == "match":
+    if isinstance(record, MatchHeader):
         return True
-    if kind == "match_end":
+    if isinstance(record, MatchEndRecord):
         return only_game is None and only_hand is None
-    if only_game is not None and record.get("game", only_game) != only_game:
+    game = only_game if isinstance(record, RevealRecord) else record.game  # reveal: no game
+    if only_game is not None and game != only_game:
         return False
     if only_hand is None:
         return True
-    if kind in ("game", "game_end"):
-        return kind == "game"  # the game's heading, for context
+    if isinstance(record, GameStartRecord | GameEndRecord):
+        return isinstance(record, GameStartRecord)  # the game's heading, for context
     return hand == only_hand
 
 
-def _print_record(
-    record: dict[str, Any], names: list[str], deals: dict[tuple[int, int], Deal]
-) -> None:
-    kind = record["type"]
-    if kind == "match":
-        names.extend(player["name"] for player in record["players"])
+def _print_record(record: Record, names: list[str], deals: dict[tuple[int, int], Deal]) -> None:
+    if isinstance(record, MatchHeader):
+        names.extend(player["name"] for player in record.players)
         players = ", ".join(
             f"seat {i}: {p['name']} {p['version']} (sandbox {p['sandbox']})"
-            for i, p in enumerate(record["players"])
+            for i, p in enumerate(record.players)
         )
-        seed = record.get("seed", "not revealed")
+        seed = "not revealed" if record.seed is None else record.seed
         print(
-            f"match {record['match_id']}: {record['game_id']}, seed {seed}, {record['games']} game{'s' * (record['games'] != 1)}, faults: {record['fault_policy']}"
+            f"match {record.match_id}: {record.game_id}, seed {seed}, {record.games} game{'s' * (record.games != 1)}, faults: {record.fault_policy}"
         )
         print(f"  {players}")
-    elif kind == "game":
-        print(f"\ngame {record['game'] + 1} (seed {record.get('seed', 'not revealed yet')})")
-    elif kind == "deal":
-        deal = deals.get((record["game"], record["hand"]))
-        if deal is None and "deck" not in record:  # the match is not over
+    elif isinstance(record, GameStartRecord):
+        seed = "not revealed yet" if record.seed is None else record.seed
+        print(f"\ngame {record.game + 1} (seed {seed})")
+    elif isinstance(record, DealRecord):
+        deal = deals.get((record.game, record.hand))
+        if deal is None and record.deck is None:  # the match is not over
             print(
-                f"  hand {record['hand'] + 1}: {names[record['dealer']]} deals (cards not revealed yet)"
+                f"  hand {record.hand + 1}: {names[record.dealer]} deals (cards not revealed yet)"
             )
             return
         if deal is None:  # the engine could not re-play the game this far
             print(
-                f"  hand {record['hand'] + 1}: {names[record['dealer']]} deals (run --verify: the engine disagrees)"
+                f"  hand {record.hand + 1}: {names[record.dealer]} deals (run --verify: the engine disagrees)"
             )
             return
-        print(f"  hand {record['hand'] + 1}: {names[record['dealer']]} deals; upcard {deal.upcard}")
+        print(f"  hand {record.hand + 1}: {names[record.dealer]} deals; upcard {deal.upcard}")
         for seat, cards in enumerate(deal.hands):
             print(f"    seat {seat} holds {' '.join(cards) or 'nothing (out of the game)'}")
-    elif kind == "action":
-        flag = " (replaced by the referee)" if record.get("replaced") else ""
-        comment = f"  # {record['comment']}" if record.get("comment") else ""
-        print(
-            f"    {names[record['seat']]:>12}: {record['action']}{flag}  [{record['ms']:.2f} ms]{comment}"
-        )
-    elif kind == "fault":
-        who = (
-            names[record["seat"]] if 0 <= record["seat"] < len(names) else f"seat {record['seat']}"
-        )
-        print(f"    FAULT {who}: {record['status']}: {record['reason']} -> {record['consequence']}")
-    elif kind == "hand_end":
-        result = record["result"]
+    elif isinstance(record, ActionRecord):
+        flag = " (replaced by the referee)" if record.replaced else ""
+        comment = f"  # {record.comment}" if record.comment else ""
+        print(f"    {names[record.seat]:>12}: {record.action}{flag}  [{record.ms:.2f} ms]{comment}")
+    elif isinstance(record, FaultRecordLine):
+        who = names[record.seat] if 0 <= record.seat < len(names) else f"seat {record.seat}"
+        print(f"    FAULT {who}: {record.status}: {record.reason} -> {record.consequence}")
+    elif isinstance(record, HandEndRecord):
+        result = record.result
         winner = "nobody" if result["winner"] is None else names[result["winner"]]
         print(
-            f"  hand {record['hand'] + 1} ends: {result['termination']}, {winner} scores {result['points']}"
+            f"  hand {record.hand + 1} ends: {result['termination']}, {winner} scores {result['points']}"
         )
         for seat, info in enumerate(result["seats"]):
             melds = " ".join(info["melds"]) or "-"
@@ -173,13 +182,13 @@ def _print_record(
             left = info.get("unmatched", info.get("hand")) or "-"
             value = info.get("deadwood", info.get("penalty"))
             print(f"    {names[seat]:>12}: melds {melds}; unmatched {left} ({value}){layoffs}")
-    elif kind == "game_end":
-        winner = "nobody" if record["winner"] is None else names[record["winner"]]
+    elif isinstance(record, GameEndRecord):
+        winner = "nobody" if record.winner is None else names[record.winner]
         print(
-            f"game {record['game'] + 1} over ({record['reason']}): scores {record['scores']}, winner {winner}"
+            f"game {record.game + 1} over ({record.reason}): scores {list(record.scores)}, winner {winner}"
         )
-    elif kind == "match_end":
-        bots = record["result"]["bots"]
+    elif isinstance(record, MatchEndRecord):
+        bots = record.result["bots"]
         print(
             "\n"
             + ", ".join(

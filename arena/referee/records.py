@@ -3,7 +3,7 @@ kind, with one encoding to and from a replay line (docs/REPLAY.md).
 
 A replay is these records as JSON objects, one a line, each with its ``type``.
 ``record_from_json`` reads any version's line (version 1 replays carried seeds and
-decks where version 2 reveals them at the end; ``read_replay`` moves them back, and
+decks where version 2 reveals them at the end; ``replay.read_records`` moves them back, and
 both shapes parse here); ``Record.to_json`` writes the current version's line, and
 ``record_from_json(r.to_json()) == r`` for every record.
 

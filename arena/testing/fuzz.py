@@ -39,6 +39,7 @@ from arena.protocol import PROTOCOL_VERSION
 from arena.referee.match import MatchConfig, Seat, play_match
 from arena.referee.observers import MatchObserver
 from arena.referee.records import ActionRecord, FaultRecordLine, Record
+from arena.referee.results import SeatRecord
 from arena.referee.settings import FaultMode, FaultPolicy, TimeControl
 
 __all__ = ["OK", "FuzzBot", "FuzzStats", "Recipe", "expected", "fuzz_matches", "scripts"]
@@ -326,7 +327,7 @@ def _judge(
     script: Sequence[Recipe],
     decisions: int,
     seen: list[str],
-    record: Any,
+    record: SeatRecord,
     stats: FuzzStats,
 ) -> None:
     # The bot may not have read the last request yet when a queued fault answered it.

@@ -23,7 +23,25 @@ from arena.games.base import GameError
 from arena.games.registry import find_game
 from arena.proto import bot_pb2 as pb
 from arena.protocol import codec_for
-from arena.referee.replay import GameLookup, ReplayError, game_of, read_replay, table_for_game
+from arena.referee.records import (
+    ActionRecord,
+    DealRecord,
+    FaultRecordLine,
+    GameEndRecord,
+    GameStartRecord,
+    HandEndRecord,
+    MatchEndRecord,
+    MatchHeader,
+    Record,
+)
+from arena.referee.replay import (
+    GameLookup,
+    ReplayError,
+    game_of,
+    header_of,
+    read_records,
+    table_for_game,
+)
 from arena.toolkit.errors import ToolkitError
 
 __all__ = ["Deal", "SelectionError", "check_selection", "dealt_hands", "event_text", "seat_view"]
@@ -46,7 +64,7 @@ def _span(values: Sequence[int]) -> str:
 
 def check_selection(
     path: Path,
-    records: Sequence[dict[str, Any]],
+    records: Sequence[Record],
     seat: int | None,
     game: int | None,
     hand: int | None,
@@ -55,17 +73,18 @@ def check_selection(
 
     ``game`` and ``hand`` count from 0, as the records do; the messages count games
     and hands from 1, as every listing shows them (``arena play``, ``arena replay``)."""
-    seats = len(records[0].get("players", []))
+    header = records[0]
+    seats = len(header.players) if isinstance(header, MatchHeader) else 0
     if seat is not None and not 0 <= seat < seats:
         raise SelectionError(f"--seat {seat}: {path} has seats {_span(range(seats))}")
-    games = [record["game"] for record in records if record["type"] == "game"]
+    games = [record.game for record in records if isinstance(record, GameStartRecord)]
     if game is not None and game not in games:
         raise SelectionError(f"--game {game + 1}: {path} has games {_span([g + 1 for g in games])}")
     if hand is not None:
         deals = [
-            record["hand"] + 1
+            record.hand + 1
             for record in records
-            if record["type"] == "deal" and (game is None or record["game"] == game)
+            if isinstance(record, DealRecord) and (game is None or record.game == game)
         ]
         if hand + 1 not in deals:
             where = f"game {game + 1}" if game is not None else "no game of the replay"
@@ -84,11 +103,9 @@ def seat_view(
     """The lines of ``seat``'s view of the replay at ``path`` (only game ``game``,
     only hand ``hand`` of each game, when given).  ``SelectionError`` for a seat, game
     or hand the replay lacks; ``ReplayError`` when the engine disagrees with it."""
-    records = list(read_replay(path))
-    if not records:
-        raise ReplayError(f"{path}: empty replay")
+    records = read_records(path)
+    header = header_of(path, records)
     check_selection(path, records, seat, game, hand)
-    header = records[0]
     spec = game_of(path, header, find)
     view = _View(path, header, spec, seat, game, hand)
     yield from view.header()
@@ -105,36 +122,37 @@ class Deal:
 
 
 def dealt_hands(
-    records: Sequence[dict[str, Any]], find: GameLookup = find_game
+    records: Sequence[Record], find: GameLookup = find_game
 ) -> dict[tuple[int, int], Deal]:
     """Every deal of the replay by (game, hand), from re-playing it through the engine.
     A game stops at its first action the engine refuses (``--verify`` says why)."""
     header = records[0]
+    if not isinstance(header, MatchHeader):
+        return {}
     try:
-        spec = find(header["game_id"])
+        spec = find(header.game_id)
     except LookupError:
         return {}
     codec = codec_for(spec.id)
-    seats = len(header["players"])
+    seats = len(header.players)
     deals: dict[tuple[int, int], Deal] = {}
     table: Any = None
     number = -1
     for record in records[1:]:
-        kind = record["type"]
-        if kind == "game":
-            number = record["game"]
+        if isinstance(record, GameStartRecord):
+            number = record.game
             # No seed: the replay stops before its reveal (a match still going on).
-            table = table_for_game(spec, header, record) if "seed" in record else None
+            table = None if record.seed is None else table_for_game(spec, header, record)
         elif table is None:
             continue
-        elif kind == "deal":
+        elif isinstance(record, DealRecord):
             table.hand_started()
             upcard = table.event_to_proto(table.game.hand.events[0]).card
             hands = [list(table.hand_start(seat, number).hand) for seat in range(seats)]
             deals[number, table.hand_number] = Deal(hands, upcard)
-        elif kind == "action":
+        elif isinstance(record, ActionRecord):
             try:
-                table.apply(codec.parse_action(record["action"]), record["seat"])
+                table.apply(codec.parse_action(record.action), record.seat)
             except (GameError, ValueError):
                 table = None
     return deals
@@ -144,7 +162,7 @@ class _View:
     def __init__(
         self,
         path: Path,
-        header: dict[str, Any],
+        header: MatchHeader,
         spec: Any,
         seat: int,
         game: int | None,
@@ -157,7 +175,7 @@ class _View:
         self.seat = seat
         self.only_game = game
         self.only_hand = hand
-        names = [player["name"] for player in header["players"]]
+        names = [player["name"] for player in header.players]
         repeated = {name for name in names if names.count(name) > 1}
         self.labels = [
             "you" if index == seat else (f"{name}#{index}" if name in repeated else name)
@@ -180,50 +198,50 @@ class _View:
         record = self.header_record
         players = ", ".join(
             f"seat {index}: {player['name']} {player['version']}"
-            for index, player in enumerate(record["players"])
+            for index, player in enumerate(record.players)
         )
-        yield f"match {record['match_id']}: {record['game_id']}, seed {record.get('seed', 'not revealed')}, {record['games']} game{'' if record['games'] == 1 else 's'}"
+        seed = "not revealed" if record.seed is None else record.seed
+        yield f"match {record.match_id}: {record.game_id}, seed {seed}, {record.games} game{'' if record.games == 1 else 's'}"
         yield f"  {players}"
-        yield f"  the view of seat {self.seat} ({record['players'][self.seat]['name']})"
+        yield f"  the view of seat {self.seat} ({record.players[self.seat]['name']})"
 
     # -- records ----------------------------------------------------------------------
 
-    def record(self, line: int, record: dict[str, Any]) -> Iterator[str]:
-        kind = record["type"]
-        if self.faults and not (kind == "action" and record["seat"] == self.seat):
+    def record(self, line: int, record: Record) -> Iterator[str]:
+        if self.faults and not (isinstance(record, ActionRecord) and record.seat == self.seat):
             yield from self.faults  # no replacement follows: the seat forfeited
             self.faults = []
-        if kind == "game":
+        if isinstance(record, GameStartRecord):
             yield from self.start_game(record)
-        elif kind == "fault":
-            if record["seat"] == self.seat and (self.shown or record["game"] < 0):
+        elif isinstance(record, FaultRecordLine):
+            if record.seat == self.seat and (self.shown or record.game < 0):
                 # Shown after the decision it concerns, when a replacement follows.
                 self.faults.append(
-                    f"      FAULT (you): {record['status']}: {record['reason']} -> {record['consequence']}"
+                    f"      FAULT (you): {record.status}: {record.reason} -> {record.consequence}"
                 )
-        elif kind == "match_end":
+        elif isinstance(record, MatchEndRecord):
             if self.only_game is None and self.only_hand is None:
                 yield ""
                 yield self.match_end(record)
         elif self.table is None:
             return
-        elif kind == "deal":
+        elif isinstance(record, DealRecord):
             yield from self.deal(line, record)
-        elif kind == "action":
+        elif isinstance(record, ActionRecord):
             yield from self.action(line, record)
-        elif kind == "hand_end":
+        elif isinstance(record, HandEndRecord):
             if self.ends:
                 end = self.ends.pop(0)
                 if self.shown:
                     yield from self.hand_end(end)
-        elif kind == "game_end":
-            winner = "nobody" if record["winner"] is None else self.who(record["winner"])
+        elif isinstance(record, GameEndRecord):
+            winner = "nobody" if record.winner is None else self.who(record.winner)
             if self.only_hand is None or self.shown:
-                yield f"game {record['game'] + 1} over ({record['reason']}): scores {record['scores']}, winner {winner}"
+                yield f"game {record.game + 1} over ({record.reason}): scores {list(record.scores)}, winner {winner}"
             self.table = None
 
-    def start_game(self, record: dict[str, Any]) -> Iterator[str]:
-        self.number = record["game"]
+    def start_game(self, record: GameStartRecord) -> Iterator[str]:
+        self.number = record.game
         self.table = None
         self.shown = False
         if self.only_game is not None and self.number != self.only_game:
@@ -231,31 +249,31 @@ class _View:
         self.table = table_for_game(self.spec, self.header_record, record)
         self.ends = []
         yield ""
-        yield f"game {self.number + 1} (seed {record['seed']})"
+        yield f"game {self.number + 1} (seed {record.seed})"
 
-    def deal(self, line: int, record: dict[str, Any]) -> Iterator[str]:
+    def deal(self, line: int, record: DealRecord) -> Iterator[str]:
         table = self.table
         table.hand_started()
-        if table.hand_number != record["hand"]:
+        if table.hand_number != record.hand:
             raise self.disagree(
                 line,
-                f"the replay deals hand {record['hand'] + 1}, the engine hand {table.hand_number + 1}",
+                f"the replay deals hand {record.hand + 1}, the engine hand {table.hand_number + 1}",
             )
         self.hand = table.game.hand
         self.printed = 0
-        self.shown = self.only_hand is None or record["hand"] == self.only_hand
+        self.shown = self.only_hand is None or record.hand == self.only_hand
         start = table.hand_start(self.seat, self.number)
         self.holding = Counter(start.hand)
         if self.shown:
             scores = "-".join(str(score) for score in start.scores)
             dealt = " ".join(start.hand) or "no cards (out of the game)"
-            yield f"  hand {record['hand'] + 1}: {self.who(start.dealer)} deal{'' if start.dealer == self.seat else 's'}; scores {scores}"
+            yield f"  hand {record.hand + 1}: {self.who(start.dealer)} deal{'' if start.dealer == self.seat else 's'}; scores {scores}"
             yield f"    you are dealt {dealt}"
             yield from self.events(acting=None)
 
-    def action(self, line: int, record: dict[str, Any]) -> Iterator[str]:
+    def action(self, line: int, record: ActionRecord) -> Iterator[str]:
         table = self.table
-        actor = record["seat"]
+        actor = record.seat
         if table.current_seat() != actor:
             raise self.disagree(
                 line, f"seat {actor} acts, but the engine waits for seat {table.current_seat()}"
@@ -269,23 +287,21 @@ class _View:
             yield from self.faults
             self.faults = []
         try:
-            table.apply(self.codec.parse_action(record["action"]), actor)
+            table.apply(self.codec.parse_action(record.action), actor)
         except (GameError, ValueError) as error:
             raise self.disagree(
-                line, f"the engine rejects {record['action']!r} by seat {actor}: {error}"
+                line, f"the engine rejects {record.action!r} by seat {actor}: {error}"
             ) from None
         self.ends += [end for end, _ in table.finished_hands(self.number)]
         before, self.holding = self.holding, self.current_holding()
         gained = self.holding - before
         if request is not None and self.shown:
             flag = (
-                " (played by the referee: the bot's reply was refused)"
-                if record.get("replaced")
-                else ""
+                " (played by the referee: the bot's reply was refused)" if record.replaced else ""
             )
             got = f" (+{' '.join(sorted(gained.elements()))})" if gained else ""
-            comment = f"  # {record['comment']}" if record.get("comment") else ""
-            yield f"      -> {record['action']}{got}{flag}  [{record['ms']:.2f} ms]{comment}"
+            comment = f"  # {record.comment}" if record.comment else ""
+            yield f"      -> {record.action}{got}{flag}  [{record.ms:.2f} ms]{comment}"
         if self.shown:
             yield from self.events(acting=actor, gained=gained)
 
@@ -355,8 +371,8 @@ class _View:
             )
         yield f"    totals {'-'.join(str(score) for score in end.scores)}"
 
-    def match_end(self, record: dict[str, Any]) -> str:
-        bots = record["result"]["bots"]
+    def match_end(self, record: MatchEndRecord) -> str:
+        bots = record.result["bots"]
         return ", ".join(
             f"{self.who(index)}: {bot['wins']} wins, {bot['points']} points, {bot['faults']} faults"
             for index, bot in enumerate(bots)

@@ -19,7 +19,19 @@ from typing import Any
 from arena.games.base import GameError
 from arena.proto import bot_pb2 as pb
 from arena.protocol import codec_for
-from arena.referee.replay import GameLookup, ReplayError, read_replay, table_for_game
+from arena.referee.records import (
+    ActionRecord,
+    DealRecord,
+    FaultRecordLine,
+    GameEndRecord,
+    GameStartRecord,
+    HandEndRecord,
+    Json,
+    MatchEndRecord,
+    MatchHeader,
+    Record,
+)
+from arena.referee.replay import GameLookup, header_of, read_lines, table_for_game
 from arena.toolkit.seat_view import event_text
 
 __all__ = ["ReplayView", "Step", "build_replay_view"]
@@ -52,18 +64,19 @@ class ReplayView:
     events: list[str] = field(default_factory=list)  # the plain listing, one line a record
 
 
-def _players(header: dict[str, Any]) -> list[dict[str, str]]:
+def _players(header: MatchHeader) -> list[dict[str, str]]:
     return [
         {
             "name": str(player.get("name", "")),
             "version": str(player.get("version", "")),
             "sandbox": str(player.get("sandbox", "")),
         }
-        for player in header.get("players", [])
+        for player in header.players
     ]
 
 
-def _header_fields(header: dict[str, Any]) -> dict[str, Any]:
+def _header_fields(header: dict[str, Json]) -> dict[str, Any]:
+    """The header's line (``MatchHeader.to_json``) as the viewer shows it."""
     fields = {key: header.get(key) for key in ("match_id", "seed", "games", "hands_only")}
     fields["fault_policy"] = header.get("fault_policy")
     fields["time_control"] = header.get("time_control")
@@ -77,25 +90,25 @@ def _header_fields(header: dict[str, Any]) -> dict[str, Any]:
     return fields
 
 
-def _record_line(record: dict[str, Any]) -> str:
-    kind = str(record.get("type"))
-    rest = ", ".join(f"{key} {value}" for key, value in record.items() if key != "type")
+def _record_line(line: dict[str, Json]) -> str:
+    """A replay line in words, keys in the file's order."""
+    kind = str(line.get("type"))
+    rest = ", ".join(f"{key} {value}" for key, value in line.items() if key != "type")
     return f"{kind}: {rest}" if len(rest) < 400 else f"{kind}: {rest[:400]}..."
 
 
 def build_replay_view(path: Path, find: GameLookup) -> ReplayView:
     """The viewer's steps for the replay at ``path``; ``ReplayError`` if it cannot be read."""
-    records = list(read_replay(path))
-    if not records:
-        raise ReplayError(f"{path}: empty replay")
-    header = records[0]
+    lines = read_lines(path)
+    records = [record for _, record in lines]
+    header = header_of(path, records)
     view = ReplayView(
-        game_id=str(header.get("game_id", "")),
+        game_id=str(header.game_id),
         players=_players(header),
-        header=_header_fields(header),
+        header=_header_fields(lines[0][0]),
         drawable=True,
         problem=None,
-        events=[_record_line(record) for record in records],
+        events=[_record_line(line) for line, _ in lines],
     )
     try:
         spec = find(view.game_id)
@@ -144,7 +157,7 @@ def _hand_end(end: pb.HandEnd) -> dict[str, Any]:
 class _Player:
     """Re-plays the records through the engine, one ``Step`` per record."""
 
-    def __init__(self, view: ReplayView, header: dict[str, Any], spec: Any, codec: Any) -> None:
+    def __init__(self, view: ReplayView, header: MatchHeader, spec: Any, codec: Any) -> None:
         self.view = view
         self.header = header
         self.spec = spec
@@ -167,7 +180,7 @@ class _Player:
     def who(self, seat: int) -> str:
         return self.labels[seat] if 0 <= seat < len(self.labels) else f"seat {seat}"
 
-    def play(self, records: Sequence[dict[str, Any]]) -> None:
+    def play(self, records: Sequence[Record]) -> None:
         for line, record in enumerate(records, start=2):
             try:
                 self.record(record)
@@ -193,25 +206,23 @@ class _Player:
             Step(self.game, self.hand_number, kind, seat, text, private, comment, state)
         )
 
-    def record(self, record: dict[str, Any]) -> None:
-        kind = record["type"]
-        if kind == "game":
-            self.game = int(record["game"])
+    def record(self, record: Record) -> None:
+        if isinstance(record, GameStartRecord):
+            self.game = int(record.game)
             self.table = table_for_game(self.spec, self.header, record)
             self.hand = self.last_state = None
             self.ends = []
-        elif kind == "deal":
+        elif isinstance(record, DealRecord):
             self.deal(record)
-        elif kind == "action" and self.table is not None:
+        elif isinstance(record, ActionRecord) and self.table is not None:
             self.action(record)
-        elif kind == "fault":
-            consequence = record.get("consequence", "")
+        elif isinstance(record, FaultRecordLine):
             self.step(
                 "fault",
-                int(record["seat"]),
-                f"FAULT {self.who(int(record['seat']))}: {record['status']}: {record['reason']} -> {consequence}",
+                int(record.seat),
+                f"FAULT {self.who(int(record.seat))}: {record.status}: {record.reason} -> {record.consequence}",
             )
-        elif kind == "hand_end":
+        elif isinstance(record, HandEndRecord):
             if self.ends:
                 end = self.ends.pop(0)
                 self.last_end = _hand_end(end)
@@ -222,50 +233,52 @@ class _Player:
                     end.winner,
                     f"hand {end.hand_number} ends: {end.termination}, {winner}; totals {totals}",
                 )
-        elif kind == "game_end":
-            winner = "nobody" if record["winner"] is None else self.who(record["winner"])
+        elif isinstance(record, GameEndRecord):
+            winner = "nobody" if record.winner is None else self.who(record.winner)
             self.step(
                 "game_end",
-                -1 if record["winner"] is None else int(record["winner"]),
-                f"game {record['game']} over ({record['reason']}): scores {record['scores']}, winner {winner}",
+                -1 if record.winner is None else int(record.winner),
+                f"game {record.game} over ({record.reason}): scores {list(record.scores)}, winner {winner}",
             )
             self.table = None
-        elif kind == "match_end":
-            bots = record["result"]["bots"]
+        elif isinstance(record, MatchEndRecord):
+            bots = record.result["bots"]
             text = "; ".join(
                 f"{self.who(index)}: {bot['wins']} game{'' if bot['wins'] == 1 else 's'} won, {bot['points']} points, {bot['faults']} fault{'' if bot['faults'] == 1 else 's'}"
                 for index, bot in enumerate(bots)
             )
             self.step("match_end", -1, f"match over: {text}")
 
-    def deal(self, record: dict[str, Any]) -> None:
+    def deal(self, record: DealRecord) -> None:
         table = self.table
         table.hand_started()
-        if table.hand_number != record["hand"]:
+        if table.hand_number != record.hand:
             raise ValueError(
-                f"the replay deals hand {record['hand']}, the engine hand {table.hand_number}"
+                f"the replay deals hand {record.hand}, the engine hand {table.hand_number}"
             )
-        if table.deck() != record["deck"]:
+        if record.deck is None:  # the reveal left this deck out
+            raise KeyError("deck")
+        if table.deck() != record.deck:
             raise ValueError(
-                f"game {self.game} hand {record['hand']}: the deck differs from the seed's"
+                f"game {self.game} hand {record.hand}: the deck differs from the seed's"
             )
         self.hand = table.game.hand
-        self.hand_number = int(record["hand"])
+        self.hand_number = int(record.hand)
         self.shown = 0
         self.last_end = None
-        dealer = int(record["dealer"])
+        dealer = int(record.dealer)
         told = self.events()
         self.step("deal", dealer, f"hand {self.hand_number}: {self.who(dealer)} deals; {told}")
 
-    def action(self, record: dict[str, Any]) -> None:
+    def action(self, record: ActionRecord) -> None:
         table = self.table
-        actor = int(record["seat"])
+        actor = int(record.seat)
         if table.current_seat() != actor:
             raise ValueError(
                 f"seat {actor} acts, but the engine waits for seat {table.current_seat()}"
             )
         before = Counter(self.holding(actor))
-        table.apply(self.codec.parse_action(record["action"]), actor)
+        table.apply(self.codec.parse_action(record.action), actor)
         self.ends += [end for end, _ in table.finished_hands(self.game)]
         gained = Counter(self.holding(actor)) - before
         drew_stock = any(
@@ -273,13 +286,9 @@ class _Player:
             for message in (table.event_to_proto(event) for event in self.hand.events[self.shown :])
         )
         private = " ".join(sorted(gained.elements())) if drew_stock and gained else ""
-        flag = (
-            " (played by the referee: the bot's reply was refused)"
-            if record.get("replaced")
-            else ""
-        )
-        told = self.events() or f"{self.who(actor)}: {record['action']}"
-        self.step("action", actor, told + flag, private, str(record.get("comment") or ""))
+        flag = " (played by the referee: the bot's reply was refused)" if record.replaced else ""
+        told = self.events() or f"{self.who(actor)}: {record.action}"
+        self.step("action", actor, told + flag, private, str(record.comment or ""))
 
     def events(self) -> str:
         """The hand's public events since the last step, in words."""

@@ -29,7 +29,7 @@ from arena.protocol.commitment import (
 )
 from arena.referee.match import MatchConfig, Seat, play_match
 from arena.referee.observers import MatchObserver
-from arena.referee.replay import ReplayWriter, check_seed, read_replay, verify_replay
+from arena.referee.replay import ReplayWriter, check_seed, read_records, read_replay, verify_replay
 from arena.sdk import Bot
 
 from .conftest import arena
@@ -188,7 +188,7 @@ def test_a_withheld_reveal_leaves_match_end_without_seed(tmp_path: Path, reveal:
             assert (bot.end.seed, bot.end.seed_salt) == (0, b"")
             assert bot.checks == [RevealCheck.ABSENT]
         assert check_match_reveal(bot.start, bot.end) is bot.checks[0]
-    assert check_seed(list(read_replay(replay))).status is RevealCheck.VERIFIED  # the organiser's
+    assert check_seed(read_records(replay)).status is RevealCheck.VERIFIED  # the organiser's
 
 
 # -- arena replay --verify ------------------------------------------------------------------

@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 
 from arena.games.registry import find_game
-from arena.referee.replay import read_replay
+from arena.referee.records import Record
+from arena.referee.replay import read_records
 from arena.toolkit.seat_view import dealt_hands
 from tests.web.conftest import ARENA, HOSTILE, Ladders, serving
 
@@ -174,12 +175,12 @@ def test_field_plot_and_crosstable(page: Any, server: str) -> None:
 # -- the replay viewer ----------------------------------------------------------------
 
 
-def replay_of(db: Path, match_id: int) -> list[dict[str, Any]]:
+def replay_of(db: Path, match_id: int) -> list[Record]:
     with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as connection:
         path = connection.execute(
             "SELECT replay FROM matches WHERE id = ?", (match_id,)
         ).fetchone()[0]
-    return list(read_replay(Path(path)))
+    return read_records(Path(path))
 
 
 def shown(page: Any, seat: int) -> list[str]:
