@@ -139,9 +139,15 @@ def _uid_pids(uid: int) -> list[int]:
             status = (entry / "status").read_text()
         except OSError:
             continue
+        state = ""
         for line in status.splitlines():
-            if line.startswith("Uid:"):
-                if uid in (int(value) for value in line.split()[1:]):
+            if line.startswith("State:"):
+                state = line.split()[1]
+            elif line.startswith("Uid:"):
+                # A zombie (Z) or a dying task (X) runs nothing and holds nothing; it waits
+                # for its parent to reap it, which no signal hastens: waiting for it to go
+                # stalled every lease of its uid for the whole timeout.
+                if state not in ("Z", "X") and uid in (int(v) for v in line.split()[1:]):
                     pids.append(int(entry.name))
                 break
     return pids

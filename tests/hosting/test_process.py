@@ -20,7 +20,7 @@ from arena.hosting import (
     resolve_level,
 )
 from arena.hosting import sandbox as sandbox_module
-from arena.hosting.identity import SeatIdentity
+from arena.hosting.identity import DEFAULT_SEAT_UIDS, SeatIdentity, kill_uid
 
 from .conftest import bot_command, python_command, wait_for
 
@@ -219,6 +219,26 @@ def test_a_bots_home_is_gone_before_its_uid_is_free(
         home.append(Path(bot.address.removeprefix("unix:")).parents[1])  # .../seat-UID
         assert home[0].name.startswith("seat-") and home[0].exists()
     assert home_at_release == [False]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="seat uids are leased by a root referee only")
+def test_a_zombie_of_a_seat_uid_does_not_stall_its_next_lease() -> None:
+    """A bot orphaned to a subreaper that never reaps it stays a zombie of its uid: no
+    signal removes it, so waiting for it made every later lease of the uid take the
+    whole kill timeout (seats then missed the start-up limit, "socket never created")."""
+    uid = DEFAULT_SEAT_UIDS[1]  # the range's last: the one least likely in use
+    child = os.fork()
+    if child == 0:  # becomes the zombie: the seat's uid, then exits unreaped
+        try:
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+        finally:
+            os._exit(0)
+    try:
+        wait_for(lambda: Path(f"/proc/{child}/stat").read_text().split(")")[1].split()[0] == "Z")
+        assert kill_uid(uid, timeout=0.5) == []  # the old wait returned [child] after 0.5 s
+    finally:
+        os.waitpid(child, 0)
 
 
 def test_resolve_level(monkeypatch: pytest.MonkeyPatch) -> None:
