@@ -16,6 +16,8 @@ from arena.sdk import Bot, serve
 
 
 class First(Bot):
+    name = os.environ["BOT_NAME"]  # its manifest's, as the arena checks at the handshake
+
     def decide(self, decision):
         return 0
 
@@ -37,7 +39,8 @@ def write_bot(folder: Path, name: str, source: str) -> Path:
     (folder / "bot.py").write_text(source, encoding="utf-8")
     manifest = folder / "bot.toml"
     manifest.write_text(
-        f'name = "{name}"\ncommand = ["{sys.executable}", "bot.py"]\nworking_directory = "."\n',
+        f'name = "{name}"\ncommand = ["{sys.executable}", "bot.py"]\nworking_directory = "."\n'
+        f'[env]\nBOT_NAME = "{name}"\n',
         encoding="utf-8",
     )
     return manifest
