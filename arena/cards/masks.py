@@ -30,16 +30,19 @@ def bits(mask: int) -> Iterator[int]:
 
 
 def suit_table(per_card: Sequence[T]) -> SuitTable[T]:
-    """The table of ``per_card`` (52 values, by card index) for every suit mask."""
+    """The table of ``per_card`` (52 values, by card index) for every suit mask.
+
+    Built rank by rank: the masks whose highest rank is ``r`` are the masks below
+    ``r`` with ``r``'s value appended, one tuple join each.  The four tables every
+    process that lists cards builds at import (bots included) take a few
+    milliseconds this way, where testing 13 bits for each mask took tens."""
     out = []
     for suit in range(4):
-        per_rank = per_card[13 * suit : 13 * suit + 13]
-        out.append(
-            tuple(
-                tuple(per_rank[rank] for rank in range(13) if mask >> rank & 1)
-                for mask in range(1 << 13)
-            )
-        )
+        rows: list[tuple[T, ...]] = [()]
+        for value in per_card[13 * suit : 13 * suit + 13]:
+            last = (value,)
+            rows += [row + last for row in rows]
+        out.append(tuple(rows))
     return tuple(out)
 
 
