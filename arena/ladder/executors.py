@@ -10,6 +10,7 @@ down every worker it ran on: recorded as a failure, a loss for neither bot).
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.forkserver
 import os
 from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -67,7 +68,14 @@ class LocalExecutor:
 
     def __init__(self, workers: int) -> None:
         self.workers = workers
-        context = multiprocessing.get_context("spawn")  # no fork: the referee runs gRPC threads
+        # Workers are forked from a fork server that has imported the worker's modules
+        # once (the referee, gRPC, the games): a worker is up at once, where each
+        # spawned one spent most of a second importing them, a good part of a short
+        # ladder.  Not forked from the runner itself: it may run gRPC threads (in
+        # tests, or serving a web view), which a fork does not survive.  Importing
+        # them starts none.
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload([watch_runner.__module__])
         self.pool = ProcessPoolExecutor(
             max_workers=workers,
             mp_context=context,
@@ -99,6 +107,11 @@ class LocalExecutor:
 
     def close(self) -> None:
         self.pool.shutdown()
+        # The fork server outlives the pool and keeps the environment it started with;
+        # the next ladder run in this process (tests, a web view) starts its own.
+        stop = getattr(multiprocessing.forkserver._forkserver, "_stop", None)
+        if stop is not None:
+            stop()
 
 
 @contextmanager

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import shutil
 import signal
 import threading
-import time
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +28,6 @@ from arena.referee.settings import FaultPolicy, TimeControl
 
 __all__ = ["MatchJob", "play_job", "watch_runner"]
 
-_WATCH_SECONDS = 0.2
 
 _PLUGINS: dict[tuple[tuple[str, ...], bool], PluginSet] = {}  # per worker process
 _WARM: WarmBots | None = None  # this worker's warm bots (``[run] reuse_bots``)
@@ -74,13 +73,21 @@ def watch_runner(runner: int) -> None:
     """Pool initializer: end this worker, and the bots of the match it is playing, when
     the runner dies, even by ``kill -9``.  (An orphaned worker would otherwise finish its
     match and then wait for work forever; bots below the ``limits`` sandbox level do not
-    die with it.)  A thread, not a signal: it acts whatever the match is doing."""
-    threading.Thread(target=_watch, args=(runner,), name="watch-runner", daemon=True).start()
+    die with it.)  A thread, not a signal: it acts whatever the match is doing.
+
+    The runner is watched through a pidfd, not as this process's parent: a worker
+    forked from a fork server is the server's child, and the server lives as long as
+    any worker does (each holds its end of the server's alive pipe)."""
+    try:
+        handle = os.pidfd_open(runner)
+    except ProcessLookupError:  # gone already
+        _kill_children()
+        os._exit(1)
+    threading.Thread(target=_watch, args=(handle,), name="watch-runner", daemon=True).start()
 
 
-def _watch(runner: int) -> None:
-    while os.getppid() == runner:
-        time.sleep(_WATCH_SECONDS)
+def _watch(handle: int) -> None:
+    select.select([handle], [], [])  # readable once the runner has exited
     _kill_children()
     os._exit(1)
 
