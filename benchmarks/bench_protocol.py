@@ -35,7 +35,11 @@ Run:  python benchmarks/bench_protocol.py [--quick] [--rounds N]
   bidirectional stream over a Unix socket, against the ``grpc.aio`` echo server),
   this process's CPU plus the server's, over the round trips. Each round plays a
   match of its own seed and sends the bare pair the requests of that seed's deals.
-  Target: bare / referee at least 0.85.
+  Target: bare / referee at least 0.85.  In a match the two seats take turns, so each
+  bot sleeps while the other plays and wakes for its next request; the **bare aio pair
+  with two servers in turn** pays the same and is the like-for-like figure.
+  ``--gaps`` shows that price alone: the bare server's CPU per round trip when the
+  client idles between round trips.
 
 The measurements take turns, round after round, so that a noisy spell on this
 shared machine hits all of them; the ratios are the medians of each round's own
@@ -219,6 +223,53 @@ def bare_aio_cpu_micros(
         return runner.run(run())
 
 
+def idle_gap_cpu(address: str, pid: int, messages: list[bytes], gap: float) -> float:
+    """The bare aio server's CPU µs per round trip when the client waits ``gap``
+    seconds (asleep, no CPU) between round trips, as a seat waits while the other
+    plays: how much a server pays for waking up."""
+
+    async def run() -> float:
+        channel = grpc.aio.insecure_channel(address)
+        call = channel.stream_stream(
+            "/rummy_arena.v1.Bot/PlayMatch", request_serializer=None, response_deserializer=None
+        )()
+        await call.write(messages[0])
+        await call.read()
+        before = process_cpu(pid)
+        for message in messages:
+            await call.write(message)
+            await call.read()
+            if gap:
+                time.sleep(gap)
+        server = process_cpu(pid) - before
+        await call.done_writing()
+        await channel.close()
+        return server / len(messages) * 1e6
+
+    with asyncio.Runner(loop_factory=new_event_loop) as runner:
+        return runner.run(run())
+
+
+def gaps_table(rounds: int) -> None:
+    """``--gaps``: the wake-up cost behind the gap between a match and the bare pair."""
+    run_dir = Path(tempfile.mkdtemp(prefix="arena-bench-"))
+    server = start("bare_bot_asyncio.py", "bare-asyncio", run_dir)
+    gaps = (0.0, 0.0002, 0.001, 0.005)
+    try:
+        print("bare aio server: CPU µs per round trip, by the client's idle gap between them")
+        print(f"{'round':<7}" + "".join(f"{f'{gap * 1e3:g} ms':>9}" for gap in gaps))
+        for number in range(rounds):
+            wire = [
+                pb.RefereeMessage(decision=r).SerializeToString()
+                for r in sample_requests(1500, 2000 + number)
+            ]
+            row = [idle_gap_cpu(server.address, server.pid, wire, gap) for gap in gaps]
+            print(f"{number + 1:<7}" + "".join(f"{value:>9.0f}" for value in row), flush=True)
+    finally:
+        server.kill()
+        shutil.rmtree(run_dir, ignore_errors=True)
+
+
 def _connect(addresses: list[str]) -> list[GrpcConnection]:
     connections = [GrpcConnection(address, f"bot{i}") for i, address in enumerate(addresses)]
     for connection in connections:
@@ -361,8 +412,14 @@ def main() -> None:
     )
     parser.add_argument("--quick", action="store_true", help="a short run (smoke test)")
     parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument(
+        "--gaps", action="store_true", help="only the idle-gap diagnostic (a server waking up)"
+    )
     args = parser.parse_args()
     rounds = 2 if args.quick else args.rounds
+    if args.gaps:
+        gaps_table(rounds)
+        return
     requests = sample_requests(500 if args.quick else 6000)
     mean_size = round(statistics.fmean(pb.RefereeMessage(decision=r).ByteSize() for r in requests))
     run_dir = Path(tempfile.mkdtemp(prefix="arena-bench-"))
@@ -478,6 +535,10 @@ def main() -> None:
     print(
         f"| CPU: bare aio pair / referee (target 0.85) | "
         f"{paired('cpu_bare', 'cpu_referee'):.2f} | |"
+    )
+    print(
+        f"| CPU: bare aio, two servers in turn / referee (like for like: a match's two "
+        f"seats take turns) | {paired('cpu_bare_two', 'cpu_referee'):.2f} | |"
     )
     print(f"| decisions/s: referee / bare aio pair | {paired('rate_referee', 'rate_bare'):.0%} | |")
 

@@ -1,5 +1,6 @@
-"""Start-up of bots until they play, per bot kind and sandbox level: this checkout
-against an earlier commit (default: the one before seats started together).
+"""Start-up of the CLI and of bots until they play, per bot kind and sandbox level:
+this checkout against an earlier commit (default: the one before seats started
+together).
 
     python benchmarks/bench_startup.py [--base-commit REV] [--rounds N]
 
@@ -16,6 +17,10 @@ ratio (now / base) and their median.  Kinds: a registered Python bot (``random``
 served by ``python -m arena.plugins.serve_bot``) and the Node.js starter kit's
 manifest (where node and its packages are installed).  ``--base-commit c708a11``
 measures the sandbox's cost instead (target: at most 100 ms more per bot).
+
+First, the commands a user waits on before anything happens, wall time, both
+checkouts in turn: ``arena --help`` and ``import arena.cli.main`` (target: under
+150 ms), a registered bot's imports, and ``python -c pass`` as the floor.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from checkouts import checkout, compiled
@@ -102,6 +108,52 @@ def measure(
     return ready * 1000, first * 1000
 
 
+# Commands whose wall time a user waits for before anything else happens.
+_COMMANDS = {
+    "python -c pass (the floor)": ["-c", "pass"],
+    "arena --help": ["-m", "arena.cli.main", "--help"],
+    "import arena.cli.main": ["-c", "import arena.cli.main"],
+    "a bot's imports (serve_bot)": ["-c", "import arena.plugins.serve_bot"],
+}
+
+
+def command_ms(pythonpath: Path, argv: list[str], env: dict[str, str]) -> float:
+    """Median wall milliseconds of 5 runs of ``python argv`` with ``pythonpath``'s arena."""
+    times = []
+    for _ in range(5):
+        started = time.perf_counter()
+        subprocess.run(
+            [sys.executable, *argv],
+            env={**env, "PYTHONPATH": str(pythonpath)},
+            cwd=pythonpath,
+            capture_output=True,
+            check=True,
+        )
+        times.append((time.perf_counter() - started) * 1000)
+    return statistics.median(times)
+
+
+def commands(base: Path, rounds: int, env: dict[str, str]) -> None:
+    """The command table: each command with both checkouts, round after round."""
+    print(
+        f"{'command (wall ms, median of 5)':<34}{'base':>8}{'now':>8}{'now/base':>10}"
+        "  every round's now/base (target for arena --help and the import: 150 ms)"
+    )
+    for label, argv in _COMMANDS.items():
+        pairs = []
+        for round_number in range(rounds):
+            sides = [base, TOP] if round_number % 2 == 0 else [TOP, base]
+            got = {side: command_ms(side, argv, env) for side in sides}
+            pairs.append((got[base], got[TOP]))
+        ratios = [now / old for old, now in pairs]
+        print(
+            f"{label:<34}{statistics.median(p[0] for p in pairs):>8.0f}"
+            f"{statistics.median(p[1] for p in pairs):>8.0f}{statistics.median(ratios):>10.2f}"
+            f"  {' '.join(f'{r:.2f}' for r in ratios)}",
+            flush=True,
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--base-commit", default=DEFAULT_BASE)
@@ -119,6 +171,7 @@ def main() -> None:
     compiled(TOP)
     with tempfile.TemporaryDirectory() as scratch:
         base = checkout(args.base_commit, Path(scratch))
+        commands(base, args.rounds, env)
         print(
             f"start-up, ms: this checkout vs {args.base_commit}, {args.rounds} rounds, median "
             f"of 3 starts each (uid {os.geteuid()}); 'ready': one bot started, serving and "
