@@ -38,7 +38,18 @@ _HOMES = {
     "resolve_level": "sandbox",
 }
 
-__all__ = sorted(_HOMES)
+__all__ = [
+    "ADDRESS_ENV",
+    "BotCommand",
+    "BotProcess",
+    "BotStartError",
+    "HostingError",
+    "Limits",
+    "ManifestError",
+    "SandboxLevel",
+    "load_manifest",
+    "resolve_level",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -24,7 +24,15 @@ _HOMES = {
     "play_match": "match",
 }
 
-__all__ = sorted(_HOMES)
+__all__ = [
+    "FaultMode",
+    "FaultPolicy",
+    "MatchConfig",
+    "MatchResult",
+    "Seat",
+    "TimeControl",
+    "play_match",
+]
 
 
 def __getattr__(name: str) -> Any:
