@@ -14,11 +14,12 @@ import random
 import re
 import time
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from google.protobuf import text_format
+from google.protobuf.descriptor import FieldDescriptor
 
 from arena.cards import ALL_CARDS
 from arena.games.gin_rummy import GinGame, GinRules
@@ -35,15 +36,37 @@ from arena.sdk import Bot, Decision
 
 from .conftest import host, zombie_children
 
-_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
 _CARD = re.compile(r"(?<![A-Za-z0-9])[2-9TJQKA][CDHS](?![A-Za-z0-9])")
 ALL = {str(card) for card in ALL_CARDS}
 
 
+def strings_in(message: Any) -> Iterator[str]:
+    """Every value of every string field of ``message``, however deep (map keys included).
+
+    Bytes fields (the seed commitment, the salt) are random: read as text they name a
+    card now and then by chance, so they are not strings here.
+    """
+    for descriptor, value in message.ListFields():
+        values = value if descriptor.is_repeated else [value]
+        entry = descriptor.message_type
+        if entry is not None and entry.GetOptions().map_entry:
+            yield from (key for key in value if isinstance(key, str))
+            values = [value[key] for key in value]
+            if entry.fields_by_name["value"].type == FieldDescriptor.TYPE_STRING:
+                yield from values
+            elif entry.fields_by_name["value"].type == FieldDescriptor.TYPE_MESSAGE:
+                for inner in values:
+                    yield from strings_in(inner)
+        elif descriptor.type == FieldDescriptor.TYPE_STRING:
+            yield from values
+        elif descriptor.type == FieldDescriptor.TYPE_MESSAGE:
+            for inner in values:
+                yield from strings_in(inner)
+
+
 def cards_in(message: Any) -> set[str]:
     """Every card named in any string field of ``message`` (free text included)."""
-    text = text_format.MessageToString(message, as_utf8=True)
-    return {card for quoted in _QUOTED.findall(text) for card in _CARD.findall(quoted)}
+    return {card for text in strings_in(message) for card in _CARD.findall(text)}
 
 
 def hidden_from(table: gin_codec.GinTable, seat: int) -> set[str]:
@@ -284,6 +307,10 @@ def test_the_check_finds_a_planted_card(audit: Audit) -> None:
             planted.CopyFrom(message)
             plant(planted, where, card)
             assert cards_in(planted) & hidden == {card}, where
+    start = pb.RefereeMessage(match_start=pb.MatchStart(rules={"name": "QS", "target": "100"}))
+    assert cards_in(start) == {"QS"}  # a map's values are strings too
+    start.match_start.seed_commitment = b"\x00&3C\x7f"  # random bytes that spell a card
+    assert cards_in(start) == {"QS"}
     notice = pb.RefereeMessage(notice=pb.Notice(text="the referee played discard 7H for you"))
     assert cards_in(notice) == {"7H"}
     assert cards_in(pb.RefereeMessage(notice=pb.Notice(text="KIND_DISCARD 10 AC2 xTH"))) == set()
