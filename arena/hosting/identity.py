@@ -81,12 +81,20 @@ class SeatIdentity:
     def gid(self) -> int:
         return self.uid
 
+    _cleared: bool = False  # nothing ran as the uid at the last kill; no one else starts any
+
+    def kill_processes(self) -> None:
+        """Kill whatever runs as the uid.  Only the leaseholder starts processes as it,
+        so once none is left the lease's ``release`` need not look again."""
+        self._cleared = not kill_uid(self.uid)
+
     def release(self) -> None:
         """Kill whatever still runs as the uid, then give the uid back.  Idempotent."""
         if self._lock is None:
             return
         try:
-            kill_uid(self.uid)
+            if not self._cleared:
+                kill_uid(self.uid)
         finally:
             os.close(self._lock)
             self._lock = None

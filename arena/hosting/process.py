@@ -50,7 +50,6 @@ from arena.hosting.errors import BotStartError, HostingError
 from arena.hosting.identity import (
     SeatIdentity,
     folder_problem,
-    kill_uid,
     lease_identity,
     path_problem,
 )
@@ -345,7 +344,7 @@ class _Home:
     def remove(self) -> None:
         try:
             if self.identity is not None:
-                kill_uid(self.identity.uid)  # nothing of the bot's writes here any more
+                self.identity.kill_processes()  # nothing of the bot's writes here any more
             shutil.rmtree(self.root, ignore_errors=True)
         finally:
             # Only now: the moment the lease ends, another referee may take the uid and

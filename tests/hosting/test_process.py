@@ -19,6 +19,7 @@ from arena.hosting import (
     SandboxLevel,
     resolve_level,
 )
+from arena.hosting import identity as identity_module
 from arena.hosting import sandbox as sandbox_module
 from arena.hosting.identity import DEFAULT_SEAT_UIDS, SeatIdentity, kill_uid
 
@@ -219,6 +220,38 @@ def test_a_bots_home_is_gone_before_its_uid_is_free(
         home.append(Path(bot.address.removeprefix("unix:")).parents[1])  # .../seat-UID
         assert home[0].name.startswith("seat-") and home[0].exists()
     assert home_at_release == [False]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="seat uids are leased by a root referee only")
+def test_a_teardown_scans_for_the_uids_processes_once(
+    run_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each kill reads all of /proc: once when the lease starts (a dead referee's
+    leftovers), once at teardown -- not again when the lease ends, since only the
+    leaseholder starts processes as its uid."""
+    scans: list[int] = []
+    real_kill_uid = identity_module.kill_uid
+
+    def counted(uid: int, timeout: float = 5.0) -> list[int]:
+        scans.append(uid)
+        return real_kill_uid(uid, timeout)
+
+    monkeypatch.setattr(identity_module, "kill_uid", counted)
+    with BotProcess.start(bot_command("healthy.py"), SandboxLevel.LIMITS, run_dir) as bot:
+        bot.wait_ready(timeout=10)
+    assert len(scans) == 2 and scans[0] == scans[1]
+
+
+def test_a_lease_whose_kill_left_survivors_looks_again_when_it_ends(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    left: list[list[int]] = [[4242], []]  # the first kill times out with a survivor
+    monkeypatch.setattr(identity_module, "kill_uid", lambda uid, timeout=5.0: left.pop(0))
+    identity = SeatIdentity(DEFAULT_SEAT_UIDS[1], os.open(os.devnull, os.O_RDONLY))
+    identity.kill_processes()
+    identity.release()
+    assert left == []  # release killed again
+    identity.release()  # idempotent: no third kill (pop would fail)
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="seat uids are leased by a root referee only")
