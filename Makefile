@@ -111,8 +111,11 @@ bench: $(STAMP) $(REFERENCE_STAMP)
 	$(BIN)/python benchmarks/bench_fuzz.py
 	$(BIN)/python benchmarks/bench_web.py
 
+LINTED := arena tests benchmarks tools
+
 lint: $(STAMP)
-	$(BIN)/ruff check arena tests benchmarks tools
+	$(BIN)/ruff check $(LINTED)
+	$(BIN)/ruff format --check $(LINTED)
 	$(BIN)/mypy arena
 
 # Regenerates arena/proto/ from protos/ (tests fail when the committed code is stale).

@@ -92,9 +92,7 @@ def register(commands: Any) -> None:
     history.add_argument("--json", action="store_true")
     history.set_defaults(run=_history)
 
-    export = sub.add_parser(
-        "export", help="matches, standings and rating changes as CSV or JSON"
-    )
+    export = sub.add_parser("export", help="matches, standings and rating changes as CSV or JSON")
     export.add_argument("db", type=Path)
     export.add_argument("--format", choices=["csv", "json"], default="json")
     export.add_argument(
@@ -142,7 +140,9 @@ def _author_list(args: argparse.Namespace) -> int:
         for author in submissions.authors():
             bots = sorted({v.bot_name for v in submissions.versions(author.id)})
             state = f"revoked {author.revoked}" if author.revoked else "active"
-            print(f"{author.name:<20} {state:<28} since {author.created}  bots: {', '.join(bots) or '-'}")
+            print(
+                f"{author.name:<20} {state:<28} since {author.created}  bots: {', '.join(bots) or '-'}"
+            )
     finally:
         store.close()
     return 0

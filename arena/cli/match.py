@@ -136,9 +136,7 @@ def _run(args: argparse.Namespace) -> int:
 def _seat_names(names: list[str]) -> list[str]:
     """A bot in more than one seat is told apart by its seat, as ``arena replay --seat``
     and ``arena demo`` name seats: ``random#1``, ``random#2`` (``#`` is in no bot's name)."""
-    return [
-        f"{name}#{seat}" if names.count(name) > 1 else name for seat, name in enumerate(names)
-    ]
+    return [f"{name}#{seat}" if names.count(name) > 1 else name for seat, name in enumerate(names)]
 
 
 def _seat_range(low: int, high: int) -> str:

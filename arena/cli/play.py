@@ -145,7 +145,9 @@ def _run(args: argparse.Namespace) -> int:
         print(f"{hosted.name} faulted {when}: {fault.status.value}: {fault.reason}")
     won = sum(1 for game in result.games if game.winner == args.seat)
     lost = sum(1 for game in result.games if game.winner == 1 - args.seat)
-    print(f"Result: you won {won}, {hosted.name} won {lost}, of {plural(len(result.games), 'game')}.")
+    print(
+        f"Result: you won {won}, {hosted.name} won {lost}, of {plural(len(result.games), 'game')}."
+    )
     print(f"seed {seed} (--seed {seed} deals these cards again)")
     print(f"replay: {replay_path}")
     if human.left:

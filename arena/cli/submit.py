@@ -99,7 +99,9 @@ def _print_report(body: dict[str, Any]) -> None:
         if check["hint"] and check["status"] == "fail":
             print(f"      hint: {check['hint']}")
     if body["status"] == "accepted":
-        print(f"accepted: {body['bot']} version {report.get('version')}, in the ladder as {report.get('ladder_name')}")
+        print(
+            f"accepted: {body['bot']} version {report.get('version')}, in the ladder as {report.get('ladder_name')}"
+        )
     else:
         print(f"rejected: {body.get('reason')}")
     sys.stdout.flush()

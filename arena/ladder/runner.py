@@ -120,7 +120,9 @@ def _rotations(group: tuple[str, ...], duplicate: bool, number: int) -> list[tup
 def _settled(store: LadderStore, until_sigma: float | None) -> bool:
     if until_sigma is None:
         return False
-    return all(bot.rating.sigma < until_sigma for bot in store.bots() if bot.status is BotStatus.ACTIVE)
+    return all(
+        bot.rating.sigma < until_sigma for bot in store.bots() if bot.status is BotStatus.ACTIVE
+    )
 
 
 def _whose(config: LadderConfig, submitted: list[str]) -> str:

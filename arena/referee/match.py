@@ -180,7 +180,9 @@ class _Match:
         for index, seat in enumerate(self.seats):
             if seat.start_fault is not None:
                 self.fault(index, seat.start_fault, game=-1, hand=-1, consequence="forfeit")
-            elif seat.connection is not None and not plays_game(seat.connection.info.games, spec.id):
+            elif seat.connection is not None and not plays_game(
+                seat.connection.info.games, spec.id
+            ):
                 plays = ", ".join(seat.connection.info.games) or "nothing"
                 refusal = BotFault(
                     SeatStatus.PROTOCOL_ERROR,
@@ -255,9 +257,7 @@ class _Match:
                 if self.observers:
                     hand = table.hand_number
                     self.decks.append({"game": number, "hand": hand, "deck": table.deck()})
-                    self.emit(
-                        DealRecord(number, hand, table.dealer())
-                    )
+                    self.emit(DealRecord(number, hand, table.dealer()))
                 starts = {
                     seat: pb.RefereeMessage(
                         hand_start=table.hand_start(seat, number)

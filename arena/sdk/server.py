@@ -61,7 +61,9 @@ class _Servicer(pb_grpc.BotServicer):
                 yield reply
 
 
-def serve(bot: Bot[Any, Any], address: str | None = None, argv: Sequence[str] | None = None) -> None:
+def serve(
+    bot: Bot[Any, Any], address: str | None = None, argv: Sequence[str] | None = None
+) -> None:
     """Serve ``bot`` until SIGTERM/SIGINT or until the referee shuts it down.
 
     The address comes from ``address``, else ``--address``, else the

@@ -132,7 +132,9 @@ class SubmissionStore:
 
     def author(self, author_id: int) -> Author | None:
         row = self.db.execute("SELECT * FROM authors WHERE id = ?", (author_id,)).fetchone()
-        return None if row is None else Author(row["id"], row["name"], row["created"], row["revoked"])
+        return (
+            None if row is None else Author(row["id"], row["name"], row["created"], row["revoked"])
+        )
 
     def revoke(self, name: str) -> None:
         with self.ladder.transaction():
@@ -149,9 +151,7 @@ class SubmissionStore:
     def authenticate(self, token: str) -> Author | None:
         """The author whose token this is, if it is not revoked."""
         digest = hash_token(token)
-        row = self.db.execute(
-            "SELECT * FROM authors WHERE token_sha256 = ?", (digest,)
-        ).fetchone()
+        row = self.db.execute("SELECT * FROM authors WHERE token_sha256 = ?", (digest,)).fetchone()
         if row is None or not hmac.compare_digest(row["token_sha256"], digest):
             return None
         if row["revoked"] is not None:
@@ -236,8 +236,14 @@ class SubmissionStore:
         ).fetchall()
         return [
             BotVersion(
-                r["author_id"], r["bot_name"], r["version"], r["ladder_name"],
-                r["archive_sha256"], r["path"], r["submission_id"], r["created"],
+                r["author_id"],
+                r["bot_name"],
+                r["version"],
+                r["ladder_name"],
+                r["archive_sha256"],
+                r["path"],
+                r["submission_id"],
+                r["created"],
             )
             for r in rows
         ]

@@ -63,7 +63,9 @@ def pack_folder(folder: Path) -> bytes:
     if not folder.is_dir():
         raise ClientError(f"{folder}: no such folder")
     if not (folder / "bot.toml").is_file():
-        raise ClientError(f"{folder}: no bot.toml in it (the manifest the arena starts the bot from)")
+        raise ClientError(
+            f"{folder}: no bot.toml in it (the manifest the arena starts the bot from)"
+        )
     root = folder.resolve()
     patterns = [".git/", *_patterns(folder)]
     buffer = io.BytesIO()
@@ -122,8 +124,8 @@ def _request(url: str, token: str, data: bytes | None = None, content_type: str 
 def send_archive(base_url: str, token: str, archive: bytes, filename: str) -> Reply:
     boundary = f"arena-{secrets.token_hex(12)}"
     head = (
-        f"--{boundary}\r\nContent-Disposition: form-data; name=\"archive\"; "
-        f"filename=\"{filename}\"\r\nContent-Type: application/octet-stream\r\n\r\n"
+        f'--{boundary}\r\nContent-Disposition: form-data; name="archive"; '
+        f'filename="{filename}"\r\nContent-Type: application/octet-stream\r\n\r\n'
     ).encode()
     body = head + archive + f"\r\n--{boundary}--\r\n".encode()
     return _request(

@@ -50,7 +50,13 @@ from arena.submissions.sessions import Session, SessionKeys
 from arena.submissions.unpack import ArchiveError, archive_kind
 from arena.submissions.worker import CheckQueue
 
-__all__ = ["SecurityHeaders", "SubmissionService", "SubmissionSettings", "create_app", "submission_routes"]
+__all__ = [
+    "SecurityHeaders",
+    "SubmissionService",
+    "SubmissionSettings",
+    "create_app",
+    "submission_routes",
+]
 
 SESSION_COOKIE = "arena_session"
 SIGNIN_COOKIE = "arena_signin"
@@ -127,7 +133,11 @@ class SecurityHeaders:
         async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 present = {name.lower() for name, _ in message.get("headers", [])}
-                extra = [(k.encode(), v.encode()) for k, v in HEADERS.items() if k.encode() not in present]
+                extra = [
+                    (k.encode(), v.encode())
+                    for k, v in HEADERS.items()
+                    if k.encode() not in present
+                ]
                 message["headers"] = [*message.get("headers", []), *extra]
             await send(message)
 
@@ -212,7 +222,9 @@ class _Handlers:
         try:
             body = await _read_body(request, service.max_archive + _MULTIPART_SLACK)
         except _TooLarge:
-            return _error(413, f"the archive is larger than {service.max_archive // (1024 * 1024)} MiB")
+            return _error(
+                413, f"the archive is larger than {service.max_archive // (1024 * 1024)} MiB"
+            )
         replay = _replaying(request, body)
         try:
             form = await replay.form(max_files=1, max_fields=4)
@@ -224,7 +236,9 @@ class _Handlers:
         data = await upload.read()
         await form.close()
         if len(data) > service.max_archive:
-            return _error(413, f"the archive is larger than {service.max_archive // (1024 * 1024)} MiB")
+            return _error(
+                413, f"the archive is larger than {service.max_archive // (1024 * 1024)} MiB"
+            )
         try:
             archive_kind(data[:512])
         except ArchiveError as error:
@@ -476,4 +490,3 @@ def create_app(service: SubmissionService, *, home: bool = True) -> ASGIApp:
     if home:
         routes.append(Route("/", _Handlers(service).home, methods=["GET"]))
     return SecurityHeaders(Starlette(routes=routes, lifespan=lifespan))
-

@@ -249,7 +249,9 @@ def check_tree(root: Path, limits: UnpackLimits) -> UnpackSummary:
                 raise ArchiveError(f"the build left more than {limits.files} entries")
             if stat.S_ISLNK(info.st_mode):
                 if not Path(os.path.realpath(path)).is_relative_to(root):
-                    raise ArchiveError(f"the build made a link {where!r} pointing outside the folder")
+                    raise ArchiveError(
+                        f"the build made a link {where!r} pointing outside the folder"
+                    )
             elif stat.S_ISDIR(info.st_mode):
                 os.chmod(path, 0o755)
             elif stat.S_ISREG(info.st_mode):

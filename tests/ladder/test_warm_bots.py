@@ -38,7 +38,10 @@ def test_a_worker_starts_each_bot_once(tmp_path: Path) -> None:
     (folder,) = _logs(replays / "t", "warm-w*")
     assert len(_logs(folder, "*.stderr.log")) == 3
     with sqlite3.connect(database) as db:
-        results = [json.loads(row[0]) for row in db.execute("SELECT result FROM matches WHERE result IS NOT NULL")]
+        results = [
+            json.loads(row[0])
+            for row in db.execute("SELECT result FROM matches WHERE result IS NOT NULL")
+        ]
     assert len(results) == 6
     assert all(seat["status"] == "ok" for result in results for seat in result["bots"])
     assert not _logs(replays / "t", "m*-a*/*.stderr.log")  # no bot started for one match only
@@ -53,7 +56,10 @@ def test_a_faulty_bot_is_not_kept(tmp_path: Path) -> None:
     assert ran.returncode == 0, ran.stderr
     (folder,) = _logs(replays / "t", "warm-w*")
     with sqlite3.connect(database) as db:
-        results = [json.loads(row[0]) for row in db.execute("SELECT result FROM matches WHERE result IS NOT NULL")]
+        results = [
+            json.loads(row[0])
+            for row in db.execute("SELECT result FROM matches WHERE result IS NOT NULL")
+        ]
     played = [
         seat for result in results if result for seat in result["bots"] if seat["name"] == "illegal"
     ]

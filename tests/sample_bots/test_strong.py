@@ -107,9 +107,7 @@ def _check_legal(action: Action, legal: list[Action], obs: GinObservation) -> No
 
 
 @pytest.mark.parametrize(("rules", "opponent", "seed"), GAMES)
-def test_every_action_is_legal_in_whole_games(
-    rules: GinRules, opponent: object, seed: int
-) -> None:
+def test_every_action_is_legal_in_whole_games(rules: GinRules, opponent: object, seed: int) -> None:
     game = GinGame(rules, seed, max_deals=40)
     strong_seat = seed % 2
     policy = StrongPolicy()

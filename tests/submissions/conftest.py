@@ -55,7 +55,9 @@ def needs_bwrap() -> None:
 
 def needs_js_kit() -> None:
     if not (JS_KIT / "node_modules" / ".package-lock.json").is_file():
-        pytest.skip("the JS kit's packages are not installed (make sample_bots/js/node_modules/.package-lock.json)")
+        pytest.skip(
+            "the JS kit's packages are not installed (make sample_bots/js/node_modules/.package-lock.json)"
+        )
 
 
 @pytest.fixture
@@ -86,7 +88,11 @@ class Server:
     log: Path
 
     def call(
-        self, method: str, path: str, token: str | None = None, body: bytes | None = None,
+        self,
+        method: str,
+        path: str,
+        token: str | None = None,
+        body: bytes | None = None,
         content_type: str = "",
     ) -> tuple[int, dict[str, object], dict[str, str]]:
         request = urllib.request.Request(f"{self.url}{path}", data=body, method=method)
@@ -103,9 +109,13 @@ class Server:
     def upload(self, token: str | None, archive: bytes) -> tuple[int, dict[str, object]]:
         boundary = "testboundary1234"
         body = (
-            f"--{boundary}\r\nContent-Disposition: form-data; name=\"archive\"; filename=\"a\"\r\n"
-            "Content-Type: application/octet-stream\r\n\r\n"
-        ).encode() + archive + f"\r\n--{boundary}--\r\n".encode()
+            (
+                f'--{boundary}\r\nContent-Disposition: form-data; name="archive"; filename="a"\r\n'
+                "Content-Type: application/octet-stream\r\n\r\n"
+            ).encode()
+            + archive
+            + f"\r\n--{boundary}--\r\n".encode()
+        )
         status, reply, _ = self.call(
             "POST", "/api/submissions", token, body, f"multipart/form-data; boundary={boundary}"
         )
@@ -177,6 +187,5 @@ def data_files(db: Path) -> set[str]:
     return {
         str(path.relative_to(root))
         for path in root.rglob("*")
-        if not str(path.relative_to(root)).startswith("submissions")
-        and path.name != "session.key"
+        if not str(path.relative_to(root)).startswith("submissions") and path.name != "session.key"
     }

@@ -42,7 +42,9 @@ def test_sign_in_upload_and_read_the_report(
         try:
             page = browser.new_page()
             console_errors: list[str] = []
-            page.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
+            page.on(
+                "console", lambda m: console_errors.append(m.text) if m.type == "error" else None
+            )
             page.goto(f"{server.url}/my")  # an author's page: sign in first
             assert page.url.endswith("/signin")
             page.fill("#token", "not-the-token")

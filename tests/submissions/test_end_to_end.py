@@ -33,7 +33,9 @@ def test_from_a_folder_to_the_leaderboard(
     bob = add_author(ladder, "bob", capsys)
     with serve(ladder) as server:
         capsys.readouterr()
-        code = main(["submit", server.url, str(JS_KIT), "--token", alice, "--wait", "--poll", "0.5"])
+        code = main(
+            ["submit", server.url, str(JS_KIT), "--token", alice, "--wait", "--poll", "0.5"]
+        )
         out = capsys.readouterr().out
         assert code == 0, out
         assert "PASS  handshake" in out
@@ -82,7 +84,9 @@ def test_from_a_folder_to_the_leaderboard(
         with open(changed / "strategy.js", "a") as file:
             file.write("\n// version 2\n")
         old_mu = board["js-starter.v1"]["mu"]
-        code = main(["submit", server.url, str(changed), "--token", alice, "--wait", "--poll", "0.5"])
+        code = main(
+            ["submit", server.url, str(changed), "--token", alice, "--wait", "--poll", "0.5"]
+        )
         assert code == 0, capsys.readouterr().out
     board = _board(ladder, capsys)
     assert board["js-starter.v1"]["status"] == "disabled"

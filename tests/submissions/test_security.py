@@ -212,6 +212,8 @@ def test_hostile_uploads_are_rejected_and_leave_nothing(
     # Nothing of any of them is left: no staging folder, no archive, nothing beside them.
     assert data_files(ladder) == {"archives", "staging"}
     assert not (tmp_path / "x").exists() and not Path("/x").exists()
-    left = {p.name for p in tmp_path.iterdir() if not p.name.startswith(("server-", "open.sqlite-"))}
+    left = {
+        p.name for p in tmp_path.iterdir() if not p.name.startswith(("server-", "open.sqlite-"))
+    }
     # (replays/: the ladder's replay folder, made by `ladder create`, not by an upload)
     assert left == {"open.sqlite", "open.sqlite.data", "open.toml", "replays"}

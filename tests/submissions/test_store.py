@@ -50,7 +50,9 @@ def _accept(submissions: SubmissionStore, author: int, name: str, manifest: str)
     ).ladder_name
 
 
-def test_names_belong_to_their_first_author(ladder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_names_belong_to_their_first_author(
+    ladder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     add_author(ladder, "alice", capsys)
     add_author(ladder, "bob", capsys)
     store = LadderStore.open(ladder)
@@ -85,7 +87,10 @@ def test_the_ladder_plays_submitted_bots_only_under_bwrap(
     try:
         submissions = SubmissionStore(store)
         _accept(submissions, submissions.authors()[0].id, "stranger", str(tmp_path / "bot.toml"))
-        with pytest.raises(LadderError, match=r"has submitted bots \(stranger.v1\), and runs bots only under bwrap .* level .limits. \(run.sandbox is .limits.\)"):
+        with pytest.raises(
+            LadderError,
+            match=r"has submitted bots \(stranger.v1\), and runs bots only under bwrap .* level .limits. \(run.sandbox is .limits.\)",
+        ):
             run_ladder(store, progress=False)
         assert store.counts() == {}  # refused before anything was queued or played
     finally:

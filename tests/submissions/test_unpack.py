@@ -94,9 +94,7 @@ HOSTILE: dict[str, tuple[Callable[[Path], Path], str]] = {
         "points outside the folder",
     ),
     "write-through-link": (
-        lambda d: _tar(
-            d / "a.tar.gz", [_special("l", tarfile.SYMTYPE, "sub"), _file("l/x")]
-        ),
+        lambda d: _tar(d / "a.tar.gz", [_special("l", tarfile.SYMTYPE, "sub"), _file("l/x")]),
         "goes through the link",
     ),
     "hard-link": (

@@ -100,6 +100,7 @@ def seeded_deck(rules: RummyRules, players: int, seed: int) -> list[RummyCard]:
     SeededRng(seed).shuffle(deck)
     return deck
 
+
 # -- rules named in errors -------------------------------------------------------
 
 _RULE_TURN = "rule 5: a turn is draw one card, meld and lay off as you like, then discard one"
@@ -113,6 +114,7 @@ _RULE_WILD = "rule 11: a wild card stands for one named natural card in a meld"
 _RULE_SWAP = "rule 11: a player holding the real card may swap it for the wild card on the table"
 _RULE_HAND = "rule 5: play only cards you hold"
 _RULE_OVER = "rules 6-8: the hand has ended"
+
 
 class RummyHand:
     """A hand in progress.  Mutable; ``apply`` advances it."""
@@ -293,6 +295,7 @@ class RummyHand:
             self._melds,
             table,
         )
+
     def apply(self, action: Action, seat: int | None = None) -> None:
         """Play ``action`` for the seat to act (``seat``, if given, must be that seat).
 
@@ -398,6 +401,7 @@ class RummyHand:
                 f"cannot {what}: {card} is not a wild card in these rules", _RULE_WILD
             )
         return face
+
     def _apply_meld(self, seat: int, action: LayMeld) -> None:
         what = str(action)
         faces = [card.index for card in action.cards]
