@@ -186,6 +186,25 @@ def referee_cpu_micros(addresses: list[str], pids: list[int], seed: int) -> tupl
     return (cpu + bots) / decisions * 1e6, decisions / elapsed
 
 
+async def _raw_stream(
+    address: str, first: bytes
+) -> tuple[grpc.aio.Channel, grpc.aio.StreamStreamCall]:
+    """A bare aio PlayMatch stream of raw bytes to ``address``, one round trip done
+    (``first``) so that it is up before any clock starts."""
+    channel = grpc.aio.insecure_channel(address)
+    call = channel.stream_stream(
+        "/rummy_arena.v1.Bot/PlayMatch", request_serializer=None, response_deserializer=None
+    )()
+    await call.write(first)
+    await call.read()
+    return channel, call
+
+
+async def _close_raw_stream(channel: grpc.aio.Channel, call: grpc.aio.StreamStreamCall) -> None:
+    await call.done_writing()
+    await channel.close()
+
+
 def bare_aio_cpu_micros(
     addresses: list[str], pids: list[int], messages: list[bytes]
 ) -> tuple[float, float]:
@@ -193,18 +212,8 @@ def bare_aio_cpu_micros(
     With two servers, two round trips to each in turn, as a Gin match alternates."""
 
     async def run() -> tuple[float, float]:
-        channels = [grpc.aio.insecure_channel(address) for address in addresses]
-        calls = [
-            channel.stream_stream(
-                "/rummy_arena.v1.Bot/PlayMatch",
-                request_serializer=None,
-                response_deserializer=None,
-            )()
-            for channel in channels
-        ]
-        for call in calls:  # the streams are up before the clocks start
-            await call.write(messages[0])
-            await call.read()
+        streams = [await _raw_stream(address, messages[0]) for address in addresses]
+        calls = [call for _, call in streams]
         servers_before = sum(process_cpu(pid) for pid in pids)
         cpu_before, started = time.process_time(), time.perf_counter()
         for number, message in enumerate(messages):
@@ -213,10 +222,8 @@ def bare_aio_cpu_micros(
             await call.read()
         elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_before
         servers = sum(process_cpu(pid) for pid in pids) - servers_before
-        for call in calls:
-            await call.done_writing()
-        for channel in channels:
-            await channel.close()
+        for stream in streams:
+            await _close_raw_stream(*stream)
         return (cpu + servers) / len(messages) * 1e6, len(messages) / elapsed
 
     with asyncio.Runner(loop_factory=new_event_loop) as runner:  # the referee's loop
@@ -229,12 +236,7 @@ def idle_gap_cpu(address: str, pid: int, messages: list[bytes], gap: float) -> f
     plays: how much a server pays for waking up."""
 
     async def run() -> float:
-        channel = grpc.aio.insecure_channel(address)
-        call = channel.stream_stream(
-            "/rummy_arena.v1.Bot/PlayMatch", request_serializer=None, response_deserializer=None
-        )()
-        await call.write(messages[0])
-        await call.read()
+        channel, call = await _raw_stream(address, messages[0])
         before = process_cpu(pid)
         for message in messages:
             await call.write(message)
@@ -242,8 +244,7 @@ def idle_gap_cpu(address: str, pid: int, messages: list[bytes], gap: float) -> f
             if gap:
                 time.sleep(gap)
         server = process_cpu(pid) - before
-        await call.done_writing()
-        await channel.close()
+        await _close_raw_stream(channel, call)
         return server / len(messages) * 1e6
 
     with asyncio.Runner(loop_factory=new_event_loop) as runner:
