@@ -29,12 +29,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from arena.ratings import DEFAULT_ENV
 from arena.storage import LadderStore
+from arena.storage.ladder_store import DealSecret
 from arena.web import create_app, open_ladders
 from arena.web.ladders import LadderSet
 
@@ -44,7 +45,10 @@ TARGET_MS = 50.0
 def generate(path: Path, bots: int, matches: int, seed: int = 1) -> None:
     rng = random.Random(seed)
     config = {"name": "bench", "game": "gin-rummy/standard"}
-    store = LadderStore.create(path, "bench", json.dumps(config), None)
+    # A throwaway ladder: its matches are written here, never dealt, so the secret is moot.
+    store = LadderStore.create(
+        path, "bench", json.dumps(config), None, DealSecret(b"bench", "config")
+    )
     names = [f"bot-{index:04d}" for index in range(bots)]
     for name in names:
         store.add_bot(name, "random", DEFAULT_ENV.initial())
@@ -169,8 +173,8 @@ async def measure(
     }
     times: dict[str, list[float]] = {name: [] for name in pages}
     cpu: dict[str, list[float]] = {name: [] for name in pages}
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://bench") as client:
+    transport = httpx2.ASGITransport(app=app)
+    async with httpx2.AsyncClient(transport=transport, base_url="http://bench") as client:
         for url in pages.values():  # warm up: imports, template compilation
             await client.get(url())
         for _ in range(requests):
@@ -239,7 +243,7 @@ def main() -> None:
                 )
         print(
             f"\n{options.requests} requests per page on the indexed database, interleaved, "
-            "in-process (httpx ASGI transport, gzip accepted). Wall: the request's time; CPU: "
+            "in-process (httpx2 ASGI transport, gzip accepted). Wall: the request's time; CPU: "
             "the process's CPU time meanwhile (nothing else runs in it), which other jobs on "
             "a busy machine do not inflate."
         )
