@@ -24,7 +24,10 @@ Run:  python benchmarks/bench_protocol.py [--quick] [--rounds N]
 * referee's messages replayed: the very messages a referee match sent the two
   trivial bots, sent again through the referee's connections with no game in
   between (a diagnostic: the referee's transport; what it lacks to the referee
-  line is the referee's own work per decision).
+  line is the referee's own work per decision).  Its CPU per decision, each end
+  against the same end in the match, shows what the game costs each end: the bots
+  answer the same messages in both, so all they pay more in the match is for
+  waking up after the longer waits the game's work makes.
 * bare unary: one unary call per round trip (a Handshake carrying a padding
   string of the mean request size).
 * CPU per decision (the headline since issue 21): the CPU time a decision costs both
@@ -39,7 +42,9 @@ Run:  python benchmarks/bench_protocol.py [--quick] [--rounds N]
   bot sleeps while the other plays and wakes for its next request; the **bare aio pair
   with two servers in turn** pays the same and is the like-for-like figure.
   ``--gaps`` shows that price alone: the bare server's CPU per round trip when the
-  client idles between round trips.
+  client idles between round trips.  Each round also splits both figures by end: the
+  asking end (the referee; the bare client) and the answering end (the two bots; the
+  two bare servers), so that the gap can be placed on one side or the other.
 
 The measurements take turns, round after round, so that a noisy spell on this
 shared machine hits all of them; the ratios are the medians of each round's own
@@ -60,6 +65,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 import grpc
 from flavour import flavour
@@ -171,8 +177,21 @@ def process_cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def referee_cpu_micros(addresses: list[str], pids: list[int], seed: int) -> tuple[float, float]:
-    """One game: (CPU µs per decision of referee and bots together, decisions per second)."""
+class Cpu(NamedTuple):
+    """CPU µs per decision (round trip) at the end that asks and at the end(s) that
+    answer, and decisions (round trips) per second."""
+
+    asking: float
+    answering: float
+    rate: float
+
+    @property
+    def total(self) -> float:
+        return self.asking + self.answering
+
+
+def referee_cpu_micros(addresses: list[str], pids: list[int], seed: int) -> Cpu:
+    """One game: the referee's and its bots' CPU µs per decision, decisions per second."""
     spec = find_game("gin-rummy/standard")
     connections = _connect(addresses)
     seats = [Seat(connection, f"bot{seat}") for seat, connection in enumerate(connections)]
@@ -183,7 +202,7 @@ def referee_cpu_micros(addresses: list[str], pids: list[int], seed: int) -> tupl
     bots = sum(process_cpu(pid) for pid in pids) - bots_before
     decisions = sum(len(seat.decision_seconds) for seat in result.seats)
     assert not any(seat.faults for seat in result.seats), "the trivial bots must not fault"
-    return (cpu + bots) / decisions * 1e6, decisions / elapsed
+    return Cpu(cpu / decisions * 1e6, bots / decisions * 1e6, decisions / elapsed)
 
 
 async def _raw_stream(
@@ -205,13 +224,12 @@ async def _close_raw_stream(channel: grpc.aio.Channel, call: grpc.aio.StreamStre
     await channel.close()
 
 
-def bare_aio_cpu_micros(
-    addresses: list[str], pids: list[int], messages: list[bytes]
-) -> tuple[float, float]:
-    """The bare aio pair: (CPU µs per round trip of both ends, round trips per second).
-    With two servers, two round trips to each in turn, as a Gin match alternates."""
+def bare_aio_cpu_micros(addresses: list[str], pids: list[int], messages: list[bytes]) -> Cpu:
+    """The bare aio pair: the client's and the server(s)' CPU µs per round trip, round
+    trips per second.  With two servers, two round trips to each in turn, as a Gin
+    match alternates."""
 
-    async def run() -> tuple[float, float]:
+    async def run() -> Cpu:
         streams = [await _raw_stream(address, messages[0]) for address in addresses]
         calls = [call for _, call in streams]
         servers_before = sum(process_cpu(pid) for pid in pids)
@@ -224,7 +242,8 @@ def bare_aio_cpu_micros(
         servers = sum(process_cpu(pid) for pid in pids) - servers_before
         for stream in streams:
             await _close_raw_stream(*stream)
-        return (cpu + servers) / len(messages) * 1e6, len(messages) / elapsed
+        count = len(messages)
+        return Cpu(cpu / count * 1e6, servers / count * 1e6, count / elapsed)
 
     with asyncio.Runner(loop_factory=new_event_loop) as runner:  # the referee's loop
         return runner.run(run())
@@ -344,24 +363,28 @@ def referee_alone_micros() -> float:
     return elapsed / sum(len(seat.decision_seconds) for seat in result.seats) * 1e6
 
 
-def replay_rate(addresses: list[str], sent: Sent) -> float:
-    """Decisions per second when the referee's recorded messages are sent again as
-    they were, through its connections, with no game in between."""
+def replay_cpu(addresses: list[str], pids: list[int], sent: Sent) -> Cpu:
+    """The referee's recorded messages sent again as they were, through its
+    connections, with no game in between: its and the bots' CPU µs per decision, and
+    decisions per second."""
     connections = _connect(addresses)
 
-    async def replay() -> float:
+    async def replay() -> Cpu:
         for connection in connections:
             await connection.start_match()
-        started = time.perf_counter()
+        bots_before = sum(process_cpu(pid) for pid in pids)
+        cpu_before, started = time.process_time(), time.perf_counter()
         for seat, message, request_id in sent:
             if request_id is None:
                 await connections[seat].send(message)
             else:
                 await connections[seat].decide(message, request_id, 10.0)
-        elapsed = time.perf_counter() - started
+        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_before
+        bots = sum(process_cpu(pid) for pid in pids) - bots_before
         for connection in connections:
             await connection.end_match()
-        return sum(request_id is not None for _, _, request_id in sent) / elapsed
+        decisions = sum(request_id is not None for _, _, request_id in sent)
+        return Cpu(cpu / decisions * 1e6, bots / decisions * 1e6, decisions / elapsed)
 
     with asyncio.Runner(loop_factory=new_event_loop) as runner:  # the referee's loop
         return runner.run(replay())
@@ -439,6 +462,12 @@ def main() -> None:
         "cpu_referee": [],
         "cpu_bare": [],
         "cpu_bare_two": [],
+        "cpu_referee_side": [],
+        "cpu_bots_side": [],
+        "cpu_bare_two_client": [],
+        "cpu_bare_two_servers": [],
+        "cpu_replayed_referee": [],
+        "cpu_replayed_bots": [],
         "rate_referee": [],
         "rate_bare": [],
     }
@@ -446,35 +475,52 @@ def main() -> None:
     try:
         sent: Sent = []
         referee_rate(addresses, sent)  # the same seed: every round sends these
-        print("CPU per decision, both ends together, µs (every round; a new seed each round)")
         print(
-            f"{'round':<7}{'seed':>6}{'referee':>9}{'bare aio':>10}{'bare/ref':>10}  decisions/s: referee, bare aio"
+            "CPU per decision, both ends together, µs (every round; a new seed each round);\n"
+            "split into the asking end (referee, client) and the answering end (bots, servers)"
+        )
+        print(
+            f"{'round':<7}{'seed':>6}{'referee':>9}{'= ref + bots':>14}{'bare aio':>10}"
+            f"{'bare/ref':>10}{'2 servers':>11}{'= client + servers':>20}"
+            "  decisions/s: referee, bare aio"
         )
         for number in range(rounds):
             seed = 1000 + number
             pids = [bot.pid for bot in bots]
-            cpu, rate = referee_cpu_micros(addresses, pids, seed)
-            results["cpu_referee"].append(cpu)
-            results["rate_referee"].append(rate)
+            match = referee_cpu_micros(addresses, pids, seed)
             wire = [
                 pb.RefereeMessage(decision=r).SerializeToString()
                 for r in sample_requests(2000 if args.quick else 6000, seed)
             ]
-            cpu, rate = bare_aio_cpu_micros([bare_asyncio[0].address], [bare_asyncio[0].pid], wire)
-            results["cpu_bare"].append(cpu)
-            results["rate_bare"].append(rate)
-            two, _ = bare_aio_cpu_micros(
+            bare_one = bare_aio_cpu_micros([bare_asyncio[0].address], [bare_asyncio[0].pid], wire)
+            two = bare_aio_cpu_micros(
                 [b.address for b in bare_asyncio], [b.pid for b in bare_asyncio], wire
             )
-            results["cpu_bare_two"].append(two)
-            ratio = results["cpu_bare"][-1] / results["cpu_referee"][-1]
+            for key, value in (
+                ("cpu_referee", match.total),
+                ("cpu_referee_side", match.asking),
+                ("cpu_bots_side", match.answering),
+                ("rate_referee", match.rate),
+                ("cpu_bare", bare_one.total),
+                ("rate_bare", bare_one.rate),
+                ("cpu_bare_two", two.total),
+                ("cpu_bare_two_client", two.asking),
+                ("cpu_bare_two_servers", two.answering),
+            ):
+                results[key].append(value)
+            split = f"{match.asking:.0f} + {match.answering:.0f}"
+            bare_split = f"{two.asking:.0f} + {two.answering:.0f}"
             print(
-                f"{number + 1:<7}{seed:>6}{results['cpu_referee'][-1]:>9.0f}{cpu:>10.0f}"
-                f"{ratio:>10.2f}{two:>11.0f}  {results['rate_referee'][-1]:,.0f}, {rate:,.0f}",
+                f"{number + 1:<7}{seed:>6}{match.total:>9.0f}{split:>14}{bare_one.total:>10.0f}"
+                f"{bare_one.total / match.total:>10.2f}{two.total:>11.0f}{bare_split:>20}"
+                f"  {match.rate:,.0f}, {bare_one.rate:,.0f}",
                 flush=True,
             )
             results["referee"].append(referee_rate(addresses))
-            results["replayed"].append(replay_rate(addresses, sent))
+            replayed = replay_cpu(addresses, pids, sent)
+            results["replayed"].append(replayed.rate)
+            results["cpu_replayed_referee"].append(replayed.asking)
+            results["cpu_replayed_bots"].append(replayed.answering)
             results["alone"].append(referee_alone_micros())
             results["work"].append(referee_work_micros(addresses))
             results["stream"].append(bare_stream_rate([bare[0].address], requests))
@@ -540,6 +586,19 @@ def main() -> None:
     print(
         f"| CPU: bare aio, two servers in turn / referee (like for like: a match's two "
         f"seats take turns) | {paired('cpu_bare_two', 'cpu_referee'):.2f} | |"
+    )
+    print(
+        f"| CPU per decision, the referee's end / the bare client's (two servers in turn) | "
+        f"{paired('cpu_referee_side', 'cpu_bare_two_client'):.2f}x | |"
+    )
+    print(
+        f"| CPU per decision, the bots' end / the bare servers' (two in turn) | "
+        f"{paired('cpu_bots_side', 'cpu_bare_two_servers'):.2f}x | |"
+    )
+    print(
+        f"| CPU per decision, replayed with no game / in the match: the referee's end, "
+        f"the bots' | {paired('cpu_replayed_referee', 'cpu_referee_side'):.2f}, "
+        f"{paired('cpu_replayed_bots', 'cpu_bots_side'):.2f} | |"
     )
     print(f"| decisions/s: referee / bare aio pair | {paired('rate_referee', 'rate_bare'):.0%} | |")
 
