@@ -76,12 +76,11 @@ class SeatIdentity:
 
     uid: int
     _lock: int | None
+    _cleared: bool = False  # nothing ran as the uid at the last kill; no one else starts any
 
     @property
     def gid(self) -> int:
         return self.uid
-
-    _cleared: bool = False  # nothing ran as the uid at the last kill; no one else starts any
 
     def kill_processes(self) -> None:
         """Kill whatever runs as the uid.  Only the leaseholder starts processes as it,
