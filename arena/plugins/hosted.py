@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
-import fnmatch
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from arena.hosting.errors import HostingError
@@ -22,12 +21,12 @@ from arena.hosting.launcher import host_bots as start_bots
 from arena.hosting.lookup import BOT_MANIFEST, ManifestCatalog, looks_like_path
 from arena.plugins.manager import PluginSet, UnknownBotError
 from arena.plugins.serve_bot import command_for
+from arena.protocol.families import plays_game
 
 __all__ = [
     "BotRefusedError",
     "host_bots",
     "host_for_game",
-    "plays",
     "refuse_registered",
     "resolve_bot",
     "seat_problem",
@@ -48,11 +47,6 @@ def _is_python_bot(reference: str) -> bool:
         and not reference.endswith(".toml")
         and not Path(reference).is_file()
     )
-
-
-def plays(patterns: Iterable[str], game_id: str) -> bool:
-    """Whether a bot that lists ``patterns`` (ids or ``fnmatch`` patterns) plays ``game_id``."""
-    return any(fnmatch.fnmatchcase(game_id, pattern) for pattern in patterns)
 
 
 def resolve_bot(reference: str, plugins: PluginSet, manifests: ManifestCatalog) -> str:
@@ -90,7 +84,7 @@ def resolve_bot(reference: str, plugins: PluginSet, manifests: ManifestCatalog) 
 
 def _game_list(patterns: Sequence[str], plugins: PluginSet) -> str:
     """The registered games ``patterns`` cover, for messages: ids, or the patterns."""
-    covered = [game_id for game_id in sorted(plugins.games) if plays(patterns, game_id)]
+    covered = [game_id for game_id in sorted(plugins.games) if plays_game(patterns, game_id)]
     if covered:
         return ", ".join(covered)
     if patterns:
@@ -102,7 +96,7 @@ def refuse_registered(references: Sequence[str], plugins: PluginSet, game_id: st
     """A registered bot says what it plays without being started: refuse it now."""
     for reference in references:
         registration = plugins.bots.get(reference)
-        if registration is not None and not plays(registration.games, game_id):
+        if registration is not None and not plays_game(registration.games, game_id):
             raise BotRefusedError(
                 f"bot {reference!r} does not play {game_id}; it plays "
                 f"{_game_list(registration.games, plugins)}"
@@ -120,7 +114,7 @@ def seat_problem(bot: HostedBot, game_id: str, plugins: PluginSet) -> str | None
             f"{bot.reference}: the manifest's name {bot.manifest_name!r} differs from the "
             f"name the bot gives in its handshake, {info.name!r}"
         )
-    if not plays(info.games, game_id):
+    if not plays_game(info.games, game_id):
         return (
             f"bot {bot.name!r} ({bot.reference}) does not play {game_id}; its handshake "
             f"lists {_game_list(list(info.games), plugins)}"
