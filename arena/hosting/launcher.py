@@ -27,6 +27,7 @@ from arena.hosting.errors import HostingError, UnknownBotError
 from arena.hosting.faults import BotFault, SeatStatus
 from arena.hosting.limits import Limits
 from arena.hosting.logs import DEFAULT_LOG_CAP
+from arena.hosting.lookup import is_address
 from arena.hosting.manifest import BotCommand, load_manifest
 from arena.hosting.process import BotProcess
 from arena.hosting.programs import program_problem
@@ -99,10 +100,6 @@ class HostedBot:
             self.process.kill()
         if self.own_dir is not None:
             shutil.rmtree(self.own_dir, ignore_errors=True)
-
-
-def _is_address(reference: str) -> bool:
-    return reference.startswith(("grpc://", "unix:"))
 
 
 def host_bot(
@@ -178,7 +175,7 @@ def _plan(
     python_command: Callable[[str], Sequence[str]],
 ) -> HostedBot | _Launch:
     """What hosting ``reference`` takes: a launch, or a bot to reach (not connected yet)."""
-    if _is_address(reference):
+    if is_address(reference):
         return HostedBot(reference, None, "external")
     if reference in python_bots and settings.in_process:
         try:

@@ -22,14 +22,22 @@ __all__ = [
     "MANIFESTS_ENV",
     "ManifestCatalog",
     "ManifestEntry",
+    "is_address",
     "looks_like_path",
     "manifest_folders",
 ]
 
 #: Folders of manifests to look names up in, as a ``PATH``-like list.
 MANIFESTS_ENV = "ARENA_MANIFESTS"
+#: How an address starts: a bot already running, reached rather than started.
+ADDRESS_PREFIXES = ("grpc://", "unix:")
 #: The manifest's file name in a bot's own folder.
 BOT_MANIFEST = "bot.toml"
+
+
+def is_address(reference: str) -> bool:
+    """A reference that is a running bot's address (``grpc://HOST:PORT``, ``unix:PATH``)."""
+    return reference.startswith(ADDRESS_PREFIXES)
 
 
 def looks_like_path(reference: str) -> bool:

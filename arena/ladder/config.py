@@ -13,6 +13,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
+from arena.hosting.lookup import is_address
 from arena.referee.settings import FaultPolicy, SettingsError, TimeControl
 from arena.tomlfile import TomlDocument, read_toml
 
@@ -41,7 +42,7 @@ class BotEntry:
 
     @property
     def kind(self) -> str:
-        if self.reference.startswith(("grpc://", "unix:")):
+        if is_address(self.reference):
             return "address"
         return "manifest" if self.reference.endswith(".toml") else "plugin"
 
@@ -290,7 +291,7 @@ def _bots(check: _Checker, folder: Path) -> list[BotEntry]:
             reference = str(manifest)
         elif "address" in item:
             reference = item["address"]
-            if not reference.startswith(("grpc://", "unix:")):
+            if not is_address(reference):
                 raise check.fail(
                     f"{where}.address", f"must start with grpc:// or unix:, got {reference!r}"
                 )

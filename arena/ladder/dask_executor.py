@@ -25,6 +25,7 @@ from typing import Any
 import dask
 from distributed import Client, Future, KilledWorker, LocalCluster, wait
 
+from arena.hosting.lookup import is_address
 from arena.ladder.bundles import BundleError, pack_manifest
 from arena.ladder.config import LadderConfig
 from arena.ladder.dask_worker import (
@@ -142,7 +143,7 @@ class DaskExecutor:
     # -- matches -------------------------------------------------------------
 
     def _bundle(self, reference: str) -> tuple[str, str, bytes] | None:
-        if reference.startswith(("grpc://", "unix:")) or not Path(reference).is_file():
+        if is_address(reference) or not Path(reference).is_file():
             return None  # an address, or a registered bot that each worker has
         if reference not in self.bundles:
             try:

@@ -19,6 +19,7 @@ from typing import Any
 from arena.hosting.errors import HostingError
 from arena.hosting.identity import shared_identity_warning
 from arena.hosting.logs import DEFAULT_LOG_CAP
+from arena.hosting.lookup import is_address
 from arena.hosting.sandbox import SandboxLevel, bwrap_problem, resolve_level
 from arena.ladder.config import LadderConfig, ScheduleKind
 from arena.ladder.deals import unit_seed
@@ -236,7 +237,7 @@ def run_ladder(
     for bot in store.bots():
         if (
             bot.status is BotStatus.ACTIVE
-            and not bot.reference.startswith(("grpc://", "unix:"))
+            and not is_address(bot.reference)
             and not bot.reference.endswith(".toml")
         ):
             try:

@@ -18,7 +18,7 @@ from pathlib import Path
 from arena.hosting.errors import HostingError
 from arena.hosting.launcher import HostedBot, LaunchSettings
 from arena.hosting.launcher import host_bots as start_bots
-from arena.hosting.lookup import BOT_MANIFEST, ManifestCatalog, looks_like_path
+from arena.hosting.lookup import BOT_MANIFEST, ManifestCatalog, is_address, looks_like_path
 from arena.plugins.manager import PluginSet, UnknownBotError
 from arena.plugins.serve_bot import command_for
 from arena.protocol.families import plays_game
@@ -37,13 +37,9 @@ class BotRefusedError(HostingError, ValueError):
     """A bot that cannot take a seat in the game asked for (names the bot and why)."""
 
 
-def _is_address(reference: str) -> bool:
-    return reference.startswith(("grpc://", "unix:"))
-
-
 def _is_python_bot(reference: str) -> bool:
     return (
-        not _is_address(reference)
+        not is_address(reference)
         and not reference.endswith(".toml")
         and not Path(reference).is_file()
     )
@@ -54,7 +50,7 @@ def resolve_bot(reference: str, plugins: PluginSet, manifests: ManifestCatalog) 
     registered bot as it is, a bot's folder as its ``bot.toml``, a manifest's name as
     its file.  Unknown names raise ``UnknownBotError`` with the closest known names;
     a path that is not there says so."""
-    if _is_address(reference):
+    if is_address(reference):
         return reference
     if reference in plugins.bots:
         return reference

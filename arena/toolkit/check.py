@@ -41,6 +41,7 @@ from arena.games.registry import GameSpec
 from arena.hosting.connection import BotConnection, InProcessConnection
 from arena.hosting.faults import SeatStatus
 from arena.hosting.launcher import HostedBot, LaunchSettings, UnstartableBotError
+from arena.hosting.lookup import is_address
 from arena.hosting.probe import health_status, probe_handshake
 from arena.plugins import PluginSet
 from arena.plugins.hosted import host_bots
@@ -159,7 +160,7 @@ class _Host:
             startup_seconds=settings.time_control.startup_ms / 1000,
         )
         self.bot: HostedBot | None = None
-        self.external = reference.startswith(("grpc://", "unix:"))
+        self.external = is_address(reference)
         self.restarts = 0
         self.gave_up = ""  # why the bot is not restarted any more
 
