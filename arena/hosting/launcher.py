@@ -166,6 +166,7 @@ class _Launch:
     reference: str
     command: BotCommand
     manifest: bool  # started from a manifest, whose name the handshake's must match
+    level: SandboxLevel  # resolved while planning, so that a level that cannot work raises first
 
 
 def _plan(
@@ -206,16 +207,15 @@ def _plan(
             f"not a manifest file, not a registered bot (registered: {known})"
         )
     try:
-        resolve_level(settings.sandbox)
+        level = resolve_level(settings.sandbox)
     except HostingError as error:  # e.g. bwrap asked for where it cannot work
         raise SandboxUnavailableError(str(error)) from None
-    return _Launch(reference, command, manifest)
+    return _Launch(reference, command, manifest, level)
 
 
 def _spawn(launch: _Launch, settings: LaunchSettings) -> HostedBot:
     """Start the bot's process (or record why it cannot start); not yet ready."""
-    command = launch.command
-    level: SandboxLevel = resolve_level(settings.sandbox)
+    command, level = launch.command, launch.level
     problem = program_problem(command)
     if problem is not None:
         fault = BotFault(
