@@ -61,9 +61,9 @@ class WarmBots:
     ) -> list[HostedBot]:
         """A bot for each reference, by seat: idle ones where there are, the rest
         started now (together)."""
+        keys = [_key(reference, settings, modules, autoload) for reference in references]
         kept: list[HostedBot | None] = []
-        for reference in references:
-            key = _key(reference, settings, modules, autoload)
+        for key in keys:
             found = next((i for i, (k, _) in self._idle.items() if k == key), None)
             if found is None:
                 kept.append(None)
@@ -80,10 +80,10 @@ class WarmBots:
                     self._close(maybe)
             raise
         hosted = []
-        for reference, maybe in zip(references, kept, strict=True):
+        for key, maybe in zip(keys, kept, strict=True):
             bot = maybe if maybe is not None else next(fresh)
             if maybe is None:
-                self._keys[id(bot)] = _key(reference, settings, modules, autoload)
+                self._keys[id(bot)] = key
             hosted.append(bot)
         return hosted
 
