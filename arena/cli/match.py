@@ -29,6 +29,7 @@ from arena.referee.match import MatchConfig, Seat, play_match
 from arena.referee.results import MatchResult
 from arena.referee.seeds import seed_or_fresh
 from arena.referee.settings import FaultPolicy, SettingsError
+from arena.toolkit.seat_view import seat_labels
 
 __all__ = ["register"]
 
@@ -114,7 +115,7 @@ def _run(args: argparse.Namespace) -> int:
             raise unstartable
         seats = [
             Seat(bot.connection, name, bot.sandbox, bot.stderr_path, bot.start_fault)
-            for bot, name in zip(hosted, _seat_names([bot.name for bot in hosted]), strict=True)
+            for bot, name in zip(hosted, seat_labels([bot.name for bot in hosted]), strict=True)
         ]
         replay_path = args.replays / f"{config.match_id}.jsonl" if args.replays else None
         context = MatchContext(
@@ -131,12 +132,6 @@ def _run(args: argparse.Namespace) -> int:
     else:
         _print_table(result)
     return 0
-
-
-def _seat_names(names: list[str]) -> list[str]:
-    """A bot in more than one seat is told apart by its seat, as ``arena replay --seat``
-    and ``arena demo`` name seats: ``random#1``, ``random#2`` (``#`` is in no bot's name)."""
-    return [f"{name}#{seat}" if names.count(name) > 1 else name for seat, name in enumerate(names)]
 
 
 def _seat_range(low: int, high: int) -> str:

@@ -44,13 +44,27 @@ from arena.referee.replay import (
 )
 from arena.toolkit.errors import ToolkitError
 
-__all__ = ["Deal", "SelectionError", "check_selection", "dealt_hands", "event_text", "seat_view"]
+__all__ = [
+    "Deal",
+    "SelectionError",
+    "check_selection",
+    "dealt_hands",
+    "event_text",
+    "seat_labels",
+    "seat_view",
+]
 
 _KIND = pb.Event.Kind
 
 
 class SelectionError(ToolkitError):
     """A seat, game or hand the replay does not have."""
+
+
+def seat_labels(names: Sequence[str]) -> list[str]:
+    """What the text views call each seat: its bot's name, told apart by seat where a bot
+    plays more than one (``random#1``, ``random#2``; ``#`` is in no bot's name)."""
+    return [f"{name}#{seat}" if names.count(name) > 1 else name for seat, name in enumerate(names)]
 
 
 def _span(values: Sequence[int]) -> str:
@@ -176,10 +190,8 @@ class _View:
         self.only_game = game
         self.only_hand = hand
         names = [player["name"] for player in header.players]
-        repeated = {name for name in names if names.count(name) > 1}
         self.labels = [
-            "you" if index == seat else (f"{name}#{index}" if name in repeated else name)
-            for index, name in enumerate(names)
+            "you" if index == seat else label for index, label in enumerate(seat_labels(names))
         ]
         self.table: Any = None  # None while skipping a game that is not selected
         self.number = -1  # the game being re-played
