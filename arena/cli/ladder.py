@@ -16,6 +16,7 @@ from arena.cli.match_report import plural
 from arena.ladder import LadderConfig, LadderError, load_ladder_config, run_ladder
 from arena.ladder.config import BotEntry
 from arena.ladder.deals import new_deal_secret, predictable_deals_note
+from arena.ladder.progress import fault_where, score_text
 from arena.ladder.replay_folder import claim_replay_folder
 from arena.plugins import load_plugins
 from arena.plugins.hosted import refuse_registered, resolve_bot
@@ -360,19 +361,13 @@ def _leaderboard(args: argparse.Namespace) -> int:
 
 def _faults_text(match: dict[str, Any]) -> list[str]:
     return [
-        f"{fault['bot']} {fault['status']}"
-        + (f" (game {fault['game'] + 1})" if fault["game"] >= 0 else " (at the start)")
-        + f": {fault['reason']}"
+        f"{fault['bot']} {fault['status']}{fault_where(fault['game'])}: {fault['reason']}"
         for fault in match["fault_reasons"]
     ]
 
 
 def _match_line(match: dict[str, Any]) -> str:
-    seats = match["seats"]
-    if len(seats) == 2:
-        score = f"{seats[0]} {match['wins'][0]}-{match['wins'][1]} {seats[1]}"
-    else:
-        score = ", ".join(f"{name} {wins}" for name, wins in zip(seats, match["wins"], strict=True))
+    score = score_text(match["seats"], match["wins"])
     points = "-".join(map(str, match["points"]))
     levels = ", ".join(sorted(set(match["sandbox"])))
     return (

@@ -5,27 +5,36 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, TextIO
 
-__all__ = ["Progress", "match_note"]
+__all__ = ["Progress", "fault_where", "match_note", "score_text"]
 
 #: Characters kept of each fault's reason in the progress line (the whole reason is
 #: in the database: ``arena ladder history DB``).
 REASON_CHARS = 300
 
 
+def score_text(names: Sequence[str], wins: Sequence[int]) -> str:
+    """``greedy 2-1 random`` for two seats, ``a 2, b 1, c 0`` for more."""
+    if len(names) == 2:
+        return f"{names[0]} {wins[0]}-{wins[1]} {names[1]}"
+    return ", ".join(f"{name} {won}" for name, won in zip(names, wins, strict=True))
+
+
+def fault_where(game: int) -> str:
+    """When a fault came: `` (game 2)`` (records number games from 0), or before any game."""
+    return f" (game {game + 1})" if game >= 0 else " (at the start)"
+
+
 def match_note(match_id: int, result: Mapping[str, Any]) -> str:
     """``match 7: greedy 2-1 random [bwrap]; fault: random timeout (game 2): ...``"""
     bots = result["bots"]
-    if len(bots) == 2:
-        score = f"{bots[0]['name']} {bots[0]['wins']}-{bots[1]['wins']} {bots[1]['name']}"
-    else:
-        score = ", ".join(f"{bot['name']} {bot['wins']}" for bot in bots)
+    score = score_text([bot["name"] for bot in bots], [bot["wins"] for bot in bots])
     levels = ", ".join(sorted({str(bot.get("sandbox", "?")) for bot in bots}))
     note = f"match {match_id}: {score} [{levels}]"
     for fault in result.get("faults", []):
-        where = f" (game {fault['game'] + 1})" if fault.get("game", -1) >= 0 else " (at the start)"
+        where = fault_where(fault.get("game", -1))
         reason = str(fault["reason"])
         if len(reason) > REASON_CHARS:
             reason = reason[: REASON_CHARS - 3] + "..."
