@@ -45,13 +45,9 @@ def _run(args: argparse.Namespace) -> int:
     ladders = open_ladders(args.dbs)
     app = create_app(ladders, find=plugins_from_args(args).game)
     if args.submissions:
-        from arena.submissions.http import submission_routes
+        from arena.submissions.http import mount
 
-        service = submission_service(args.dbs[0], args)
-        # Before the view's own routes; started and stopped with the server.
-        app.router.routes[:0] = submission_routes(service)
-        app.router.on_startup.append(service.start)
-        app.router.on_shutdown.append(service.stop)
+        mount(app, submission_service(args.dbs[0], args))
     config = uvicorn.Config(
         app, host=args.host, port=args.port, log_level="warning", server_header=False
     )

@@ -26,7 +26,7 @@ import secrets
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jinja2 import Environment, FileSystemLoader
 from starlette.applications import Starlette
@@ -40,7 +40,7 @@ from starlette.responses import (
     Response,
 )
 from starlette.routing import BaseRoute, Route
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Message
 
 from arena.storage import LadderStore
 from arena.storage.submissions_store import Author, SubmissionStore
@@ -49,12 +49,17 @@ from arena.submissions.pipeline import CheckOptions
 from arena.submissions.sessions import Session, SessionKeys
 from arena.submissions.unpack import ArchiveError, archive_kind
 from arena.submissions.worker import CheckQueue
+from arena.web.security import SecurityHeaders  # also registers the {...:id} convertor
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
 
 __all__ = [
     "SecurityHeaders",
     "SubmissionService",
     "SubmissionSettings",
     "create_app",
+    "mount",
     "submission_routes",
 ]
 
@@ -62,17 +67,6 @@ SESSION_COOKIE = "arena_session"
 SIGNIN_COOKIE = "arena_signin"
 _MULTIPART_SLACK = 1024 * 1024  # the form's own bytes around the archive
 _TEMPLATES = Path(__file__).parent / "templates"
-
-HEADERS = {
-    "content-security-policy": (
-        "default-src 'none'; style-src 'self'; form-action 'self'; frame-ancestors 'none'; "
-        "base-uri 'none'"
-    ),
-    "x-content-type-options": "nosniff",
-    "x-frame-options": "DENY",
-    "referrer-policy": "no-referrer",
-    "cache-control": "no-store",
-}
 
 _STYLE = """body{font-family:sans-serif;max-width:60em;margin:2em auto;padding:0 1em}
 table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left}
@@ -117,31 +111,6 @@ class SubmissionService:
     @property
     def max_archive(self) -> int:
         return self.settings.options.unpack.compressed_bytes
-
-
-class SecurityHeaders:
-    """Adds :data:`HEADERS` to every response (pure ASGI: streams pass through)."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-
-        async def with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                present = {name.lower() for name, _ in message.get("headers", [])}
-                extra = [
-                    (k.encode(), v.encode())
-                    for k, v in HEADERS.items()
-                    if k.encode() not in present
-                ]
-                message["headers"] = [*message.get("headers", []), *extra]
-            await send(message)
-
-        await self.app(scope, receive, with_headers)
 
 
 def _error(status: int, message: str) -> JSONResponse:
@@ -460,18 +429,27 @@ def submission_routes(service: SubmissionService) -> list[BaseRoute]:
     return [
         Route("/api/submissions", h.api_submit, methods=["POST"]),
         Route("/api/submissions", h.api_list, methods=["GET"]),
-        Route("/api/submissions/{id:int}", h.api_show, methods=["GET"]),
+        Route("/api/submissions/{id:id}", h.api_show, methods=["GET"]),
         Route("/submissions.css", h.style, methods=["GET"]),
         Route("/signin", h.signin_page, methods=["GET"]),
         Route("/signin", h.signin, methods=["POST"]),
         Route("/signout", h.signout, methods=["POST"]),
         Route("/my", h.my, methods=["GET"]),
         Route("/my/upload", h.upload, methods=["POST"]),
-        Route("/my/submissions/{id:int}", h.submission_page, methods=["GET"]),
-        Route("/my/submissions/{id:int}/logs/{name}", h.submission_log, methods=["GET"]),
+        Route("/my/submissions/{id:id}", h.submission_page, methods=["GET"]),
+        Route("/my/submissions/{id:id}/logs/{name}", h.submission_log, methods=["GET"]),
         Route("/my/bots/{name}", h.bot_page, methods=["GET"]),
-        Route("/my/bots/{name}/matches/{match:int}/stderr", h.bot_log, methods=["GET"]),
+        Route("/my/bots/{name}/matches/{match:id}/stderr", h.bot_log, methods=["GET"]),
     ]
+
+
+def mount(app: FastAPI, service: SubmissionService) -> None:
+    """Put the submission routes on ``app`` (the read-only view's, say), before its own,
+    with the check queue started and stopped with the server: what
+    ``arena serve DB --submissions`` runs."""
+    app.router.routes[:0] = submission_routes(service)
+    app.router.on_startup.append(service.start)
+    app.router.on_shutdown.append(service.stop)
 
 
 def create_app(service: SubmissionService, *, home: bool = True) -> ASGIApp:

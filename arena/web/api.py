@@ -11,6 +11,7 @@ from arena.web import queries
 from arena.web.context import LadderDependency, WebContext, replay_or_404, web
 from arena.web.ladders import Ladder
 from arena.web.replay_view import ReplayView
+from arena.web.security import MAX_ID  # also registers the {...:id} convertor
 
 __all__ = ["LadderEntry", "LadderIndex", "api_router", "as_json", "index_router"]
 
@@ -80,8 +81,8 @@ def api_router(ladder_of: LadderDependency, suffix: str) -> APIRouter:
     def leaderboard(
         ladder: LadderArg,
         context: Annotated[WebContext, Depends(web)],
-        offset: Annotated[int, Query(ge=0)] = 0,
-        limit: Annotated[int | None, Query(ge=1)] = None,
+        offset: Annotated[int, Query(ge=0, le=MAX_ID)] = 0,
+        limit: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None,
     ) -> Response:
         """Bots best first by mu - 3 sigma: the active bots (numbered by ``place``; all,
         or ``limit`` of them from place ``offset + 1``), then the suspended, disabled and
@@ -119,7 +120,7 @@ def api_router(ladder_of: LadderDependency, suffix: str) -> APIRouter:
         return as_json(found)
 
     @router.get(
-        "/matches/{match_id:int}", response_model=queries.MatchDetail, operation_id=f"match{suffix}"
+        "/matches/{match_id:id}", response_model=queries.MatchDetail, operation_id=f"match{suffix}"
     )
     def match(ladder: LadderArg, match_id: int) -> Response:
         """One match: seats, result per game, faults."""
@@ -130,7 +131,7 @@ def api_router(ladder_of: LadderDependency, suffix: str) -> APIRouter:
         return as_json(found)
 
     @router.get(
-        "/matches/{match_id:int}/replay", response_model=ReplayView, operation_id=f"replay{suffix}"
+        "/matches/{match_id:id}/replay", response_model=ReplayView, operation_id=f"replay{suffix}"
     )
     def replay(
         ladder: LadderArg, match_id: int, context: Annotated[WebContext, Depends(web)]

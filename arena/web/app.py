@@ -16,7 +16,6 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.gzip import GZipMiddleware
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from arena.games.registry import find_game
 from arena.referee.replay import GameLookup
@@ -24,43 +23,9 @@ from arena.web.api import api_router, index_router
 from arena.web.context import WebContext, default_ladder, named_ladder
 from arena.web.ladders import LadderSet
 from arena.web.pages import page_router, render
+from arena.web.security import SECURITY_HEADERS, SecurityHeaders
 
 __all__ = ["SECURITY_HEADERS", "create_app"]
-
-# Scripts and styles only from this server's own files (no inline script, no CDN), no
-# framing, nothing sent elsewhere.
-SECURITY_HEADERS = {
-    "content-security-policy": (
-        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-        "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
-    ),
-    "x-content-type-options": "nosniff",
-    "referrer-policy": "no-referrer",
-    "x-frame-options": "DENY",
-    "cross-origin-opener-policy": "same-origin",
-    "cross-origin-resource-policy": "same-origin",
-}
-_HEADER_BYTES = [(name.encode(), value.encode()) for name, value in SECURITY_HEADERS.items()]
-
-
-class SecurityHeaders:
-    """Adds ``SECURITY_HEADERS`` to every response (a plain ASGI wrapper: no cost per
-    request beyond the headers)."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-
-        async def send_with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", []), *_HEADER_BYTES]
-            await send(message)
-
-        await self.app(scope, receive, send_with_headers)
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from fastapi.responses import HTMLResponse
 from arena.web import charts, queries
 from arena.web.context import LadderDependency, WebContext, replay_or_404, web
 from arena.web.ladders import Ladder
+from arena.web.security import MAX_ID  # also registers the {...:id} convertor
 
 __all__ = ["LEADERBOARD_PAGE", "page_router", "render", "templates"]
 
@@ -91,7 +92,7 @@ def page_router(ladder_of: LadderDependency, named: bool) -> APIRouter:
     def leaderboard(
         ladder: LadderArg,
         context: Context,
-        page: Annotated[int, Query(ge=1)] = 1,
+        page: Annotated[int, Query(ge=1, le=MAX_ID // LEADERBOARD_PAGE)] = 1,
     ) -> HTMLResponse:
         if not named and len(context.ladders.ladders) > 1:
             return render("index.html", ladders=context.ladders.ladders, several=True)
@@ -138,7 +139,7 @@ def page_router(ladder_of: LadderDependency, named: bool) -> APIRouter:
             raise HTTPException(404, f"no bot {bot!r} in ladder {ladder.name}")
         return render("matches.html", listing=found, **common(context, ladder))
 
-    @router.get("/matches/{match_id:int}", response_class=HTMLResponse)
+    @router.get("/matches/{match_id:id}", response_class=HTMLResponse)
     def match(ladder: LadderArg, context: Context, match_id: int) -> HTMLResponse:
         with ladder.read() as db:
             detail = queries.match_detail(db, match_id)
