@@ -8,6 +8,7 @@ import importlib
 import importlib.machinery
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,3 +21,24 @@ def pytest_configure(config: pytest.Config) -> None:
         origin = importlib.import_module(name).__file__ or ""
         if not origin.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)):
             raise pytest.UsageError(f"{name} is not the compiled module: it came from {origin}")
+
+
+#: ``ARENA_REQUIRE_SANDBOX=bwrap,landlock,...``: the sandbox mechanisms this host must
+#: have (CI sets it).  A test that would skip for want of one of them, its reason
+#: tagged ``[bwrap]``, ``[landlock]``..., fails instead: a guard whose mechanism broke
+#: must not turn its tests into skips while the suite stays green.
+REQUIRED_ENV = "ARENA_REQUIRE_SANDBOX"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    outcome = yield
+    report = outcome.get_result()
+    if not report.skipped or not isinstance(report.longrepr, tuple):
+        return
+    reason = str(report.longrepr[2]).removeprefix("Skipped: ")
+    required = {name.strip() for name in os.environ.get(REQUIRED_ENV, "").split(",") if name}
+    tag = reason[1 : reason.find("]")] if reason.startswith("[") else None
+    if tag in required:
+        report.outcome = "failed"
+        report.longrepr = f"{REQUIRED_ENV} requires {tag}, and this test would skip: {reason}"

@@ -21,7 +21,7 @@ from arena.cli.common import (
 )
 from arena.cli.games import game_spec
 from arena.cli.match_report import GameLines, elo_summary, elo_text, plural
-from arena.hosting.identity import shared_identity_warning
+from arena.hosting.host import probe_host
 from arena.hosting.launcher import LaunchSettings, UnstartableBotError
 from arena.plugins import MatchContext
 from arena.privatefiles import private_folder
@@ -195,6 +195,6 @@ def _print_table(result: MatchResult) -> None:
     if result.replay_path:
         print(f"replay: {result.replay_path}")
     for level in sorted({record.sandbox for record in result.seats}):
-        warning = shared_identity_warning(level)
+        warning = probe_host().warning(level)
         if warning:
             print(f"warning: {warning}")

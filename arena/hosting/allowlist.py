@@ -14,6 +14,10 @@ Under bwrap a bot's root is empty but for:
 
 No other bot's folders, sockets or logs, no replays, ladder databases or configs, no
 referee files and no home directories are in it.
+
+The same allow-list is one :class:`Jail` value whichever mechanism enforces it: bwrap
+builds a new root from it; at ``limits`` Landlock allows exactly its paths on the host's
+own tree (:func:`landlock_paths`), with a private tmp folder in place of ``/tmp``.
 """
 
 from __future__ import annotations
@@ -22,9 +26,19 @@ import os
 import re
 import shutil
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["ETC_FILES", "SYSTEM_DIRS", "python_import_roots", "runtime_paths", "system_binds"]
+__all__ = [
+    "DEVICES",
+    "ETC_FILES",
+    "SYSTEM_DIRS",
+    "Jail",
+    "landlock_paths",
+    "python_import_roots",
+    "runtime_paths",
+    "system_binds",
+]
 
 #: The system runtime every bot gets, read-only (links are recreated as links).
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
@@ -42,6 +56,50 @@ ETC_FILES = (
     "hosts",
     "alternatives",
 )
+
+
+#: The devices a bot may open (read and write) at ``limits``; bwrap gives the same set
+#: in its own ``/dev``.
+DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+
+
+@dataclass(frozen=True)
+class Jail:
+    """What one confined bot may reach beyond the system runtime: ``read_only`` paths
+    (its runtime, its own folder, its manifest's extra paths), ``writable`` ones (its
+    work dir and socket dir) and ``tmp``, its private tmp folder at ``limits`` (bwrap
+    mounts a private tmpfs at ``/tmp`` instead)."""
+
+    read_only: tuple[Path, ...]
+    writable: tuple[Path, ...]
+    tmp: Path | None = None
+
+    def __post_init__(self) -> None:
+        for path in (*self.read_only, *self.writable):
+            if not path.is_absolute():
+                raise ValueError(f"a jail's paths must be absolute, not {str(path)!r}")
+
+
+def landlock_paths(jail: Jail) -> list[tuple[str, str]]:
+    """The ``(kind, path)`` rules Landlock enforces for ``jail`` (kinds as
+    :mod:`arena.hosting.confine` reads them: ``ro``, ``rw``, ``dev``), existing paths only:
+    the system runtime and the /etc entries bwrap binds, the allowed devices, the bot's
+    own ``/proc/PID``, then the jail's own paths."""
+    rules: list[tuple[str, str]] = []
+    for top in SYSTEM_DIRS:
+        if Path(top).is_dir() and not Path(top).is_symlink():
+            rules.append(("ro", top))  # a link such as /lib -> usr/lib is inside /usr
+    for name in ETC_FILES:
+        if Path("/etc", name).exists():
+            rules.append(("ro", f"/etc/{name}"))
+    rules += [("dev", device) for device in DEVICES if Path(device).exists()]
+    # Its own /proc/PID (the launcher's pid is the bot's after the exec), as bwrap's
+    # private /proc shows; not the host's /proc, where every process's command line is.
+    rules.append(("ro", "/proc/self"))
+    rules += [("ro", str(path)) for path in dict.fromkeys(jail.read_only) if path.exists()]
+    writable = [*jail.writable, *([jail.tmp] if jail.tmp is not None else [])]
+    rules += [("rw", str(path)) for path in dict.fromkeys(writable) if path.exists()]
+    return rules
 
 
 def system_binds() -> list[str]:
@@ -105,14 +163,26 @@ def runtime_paths(program: str, cwd: Path, search_path: str) -> list[Path]:
 def _editable_sources(venv: Path) -> list[Path]:
     """Folders outside a virtual environment that it imports from: packages installed
     in development mode (``pip install -e``) live in their checkout, and are part of
-    the environment's runtime.  Read from ``*.pth`` path lines and setuptools'
-    ``__editable__`` finders' ``MAPPING``."""
+    the environment's runtime.  Read from ``*.pth`` path lines, setuptools'
+    ``__editable__`` finders' ``MAPPING``, and ``site.addsitedir`` lines (the bots' copy
+    of the arena's Python, :mod:`arena.hosting.shared_python`, sees the arena's
+    packages that way), whose site folders are read the same way in turn."""
     found: set[Path] = set()
-    for site in venv.glob("lib/python*/site-packages"):
+    sites = list(venv.glob("lib/python*/site-packages"))
+    seen: set[Path] = set()
+    while sites:
+        site = sites.pop()
+        if site in seen:
+            continue
+        seen.add(site)
         for pth in site.glob("*.pth"):
             for line in pth.read_text(errors="replace").splitlines():
                 if line.startswith("/") and Path(line.strip()).is_dir():
                     found.add(Path(line.strip()))
+                elif line.startswith("import") and "addsitedir" in line:
+                    added = [Path(a or b) for a, b in _QUOTED.findall(line)]
+                    found.update(added)
+                    sites += [path for path in added if path.is_dir()]
         for finder in site.glob("__editable__*finder.py"):
             for line in finder.read_text(errors="replace").splitlines():
                 if line.startswith("MAPPING"):

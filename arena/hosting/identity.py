@@ -16,7 +16,8 @@ caller says otherwise), one uid per running bot on the whole machine:
   double fork, an empty environment): :func:`kill_uid` ends them all.
 
 A referee that is not root cannot change its bots' uid; then the bots share its
-identity, and :func:`shared_identity_warning` says so in words.
+identity, kept apart by Landlock where the host has it, and
+:meth:`arena.hosting.host.HostSandbox.warning` says what that leaves open.
 """
 
 from __future__ import annotations
@@ -42,7 +43,6 @@ __all__ = [
     "lease_identity",
     "parse_uid_range",
     "path_problem",
-    "shared_identity_warning",
 ]
 
 #: The uids (and gids) the arena gives its bots when it runs as root.
@@ -217,14 +217,3 @@ def _mode(path: Path) -> str:
         return oct(path.lstat().st_mode & 0o7777)[2:]
     except OSError:
         return "?"
-
-
-def shared_identity_warning(level: str) -> str | None:
-    """The warning to show when bots run as the referee's own user, else ``None``."""
-    if os.geteuid() == 0 or level not in ("none", "limits"):
-        return None  # its own uid; its own user namespace; or no process of ours
-    user = pwd.getpwuid(os.geteuid()).pw_name if _is_named_user(os.geteuid()) else os.geteuid()
-    return (
-        f"bots run as your own user ({user}) at sandbox level {level!r}: they can read "
-        f"your files and signal each other; install bubblewrap or run as root for isolation"
-    )

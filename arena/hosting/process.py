@@ -45,7 +45,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.hosting._proctree import ProcessTree, count_user_tasks, ensure_child_subreaper
-from arena.hosting.allowlist import runtime_paths
+from arena.hosting.allowlist import Jail, runtime_paths
 from arena.hosting.errors import BotStartError, HostingError
 from arena.hosting.identity import (
     SeatIdentity,
@@ -153,6 +153,7 @@ class BotProcess:
                 "HOME": str(home.work),
                 "LANG": "C.UTF-8",
                 "PYTHONUNBUFFERED": "1",
+                **({} if level is SandboxLevel.BWRAP else {"TMPDIR": str(home.tmp)}),
                 **command.env,
                 ADDRESS_ENV: f"unix:{home.socket}",
             }
@@ -314,6 +315,11 @@ class _Home:
         return self.root / "work"
 
     @property
+    def tmp(self) -> Path:
+        """Its private tmp folder (``TMPDIR``) outside bwrap, which mounts its own /tmp."""
+        return self.root / "tmp"
+
+    @property
     def socket(self) -> Path:
         return self.root / "sock" / "bot.sock"
 
@@ -329,7 +335,7 @@ class _Home:
             else:
                 root = Path(tempfile.mkdtemp(prefix=f"{name[:_NAME_IN_HOME]}-", dir=base))
             os.chmod(root, 0o711)  # the bot may pass through, not list
-            for sub in ("work", "sock"):
+            for sub in ("work", "sock", "tmp"):
                 (root / sub).mkdir(mode=0o700)
                 if identity is not None:
                     os.chown(root / sub, identity.uid, identity.gid)
@@ -436,7 +442,13 @@ def _command_line(
         if user is None:
             nproc += count_user_tasks(os.getuid())
         return rlimit_command(
-            command.argv, command.limits, processes=nproc, die_with_parent=True, user=user
+            command.argv,
+            command.limits,
+            processes=nproc,
+            die_with_parent=True,
+            user=user,
+            jail=_jail(command, cwd, search_path, home, runtime=[]),
+            seccomp=True,
         )
     inner = rlimit_command(
         command.argv,
@@ -446,23 +458,33 @@ def _command_line(
         user=user,
     )
     wrapper = os.path.realpath(sys.executable)
-    read_only = [
-        *runtime_paths(wrapper, cwd, search_path),
-        *runtime_paths(command.argv[0], cwd, search_path),
-        *command.read_only_paths,
-        *([cwd] if cwd != home.work else []),
-    ]
+    jail = _jail(command, cwd, search_path, home, runtime=runtime_paths(wrapper, cwd, search_path))
     files = [(home.root / name, f"/etc/{name}") for name in ("passwd", "group")]
     return parent_bound_command(
         bwrap_command(
             inner,
-            read_only=read_only,
-            writable=[home.work, home.socket.parent],
+            read_only=jail.read_only,
+            writable=jail.writable,
             chdir=cwd,
             files=files if identity is not None else [],
             seccomp_fd=seccomp,
         )
     )
+
+
+def _jail(
+    command: BotCommand, cwd: Path, search_path: str, home: _Home, runtime: list[Path]
+) -> Jail:
+    """The bot's allow-list: ``runtime`` (what runs before the bot: bwrap's wrapper),
+    its program's runtime, its extra read-only paths and its folder; its work dir and
+    socket dir writable, and at ``limits`` its private tmp folder."""
+    read_only = [
+        *runtime,
+        *runtime_paths(command.argv[0], cwd, search_path),
+        *command.read_only_paths,
+        *([cwd] if cwd != home.work else []),
+    ]
+    return Jail(tuple(dict.fromkeys(read_only)), (home.work, home.socket.parent), home.tmp)
 
 
 def _seccomp_fd() -> int | None:

@@ -33,14 +33,19 @@ from collections.abc import Sequence
 from enum import Enum
 from pathlib import Path
 
+from arena.hosting import confine
 from arena.hosting._proctree import ProcessTree, ensure_child_subreaper
-from arena.hosting.allowlist import system_binds
+from arena.hosting.allowlist import Jail, landlock_paths, system_binds
+from arena.hosting.confine import landlock_abi
 from arena.hosting.errors import HostingError
 from arena.hosting.limits import Limits
+from arena.hosting.seccomp import filter_program
 
 __all__ = [
+    "BWRAP_ENV",
     "NOBODY",
     "SandboxLevel",
+    "bwrap_binary",
     "bwrap_command",
     "bwrap_problem",
     "parent_bound_command",
@@ -51,6 +56,8 @@ __all__ = [
 #: The uid and gid a bot has inside bwrap's user namespace when the referee is not root.
 NOBODY = 65534
 
+#: Names the bwrap binary to use instead of the one on PATH.
+BWRAP_ENV = "ARENA_BWRAP"
 _PROBE_TIMEOUT = 10.0
 _PROBE_ENV = "ARENA_BWRAP_PROBE"  # marks the probe's processes, to find them all again
 _MB = 1024 * 1024
@@ -89,16 +96,29 @@ def resolve_level(requested: str | SandboxLevel) -> SandboxLevel:
     return level
 
 
-@functools.cache
+def bwrap_binary() -> str | None:
+    """The bwrap to run: ``ARENA_BWRAP`` (e.g. one a Python package ships) if set, else
+    the one on ``PATH``; ``None`` if there is none."""
+    return os.environ.get(BWRAP_ENV) or shutil.which("bwrap")
+
+
 def bwrap_problem() -> str | None:
     """Why bubblewrap cannot be used here, or ``None`` if it works.
 
-    Probed once per process by running ``true`` with the same flags bots get:
-    bwrap may be installed yet unusable (no unprivileged user namespaces, a
-    container without the needed privileges, an AppArmor restriction).
+    Probed once per process and binary by running ``true`` with the same flags bots
+    get: bwrap may be installed yet unusable (no unprivileged user namespaces, a
+    container without the needed privileges, an AppArmor restriction).  A binary
+    named by ``ARENA_BWRAP`` that is missing or broken counts as no bwrap here.
     """
-    if shutil.which("bwrap") is None:
+    return _bwrap_problem(bwrap_binary())
+
+
+@functools.cache
+def _bwrap_problem(binary: str | None) -> str | None:
+    if binary is None:
         return "bwrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
+    if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
+        return f"{BWRAP_ENV}={binary} is not an executable file"
     argv = bwrap_command(["true"], read_only=(), writable=(), chdir=Path("/"))
     # bwrap can exit a moment before the sandbox's init does; that orphan goes to the
     # nearest child subreaper, so become one (as for every bot) and reap it like a bot.
@@ -147,8 +167,7 @@ def bwrap_command(
     capabilities the wrapper inside needs to drop to the bot's own uid; otherwise the
     bot is uid 65534 in a user namespace of its own.
     """
-    bwrap = shutil.which("bwrap") or "bwrap"
-    command = [bwrap]
+    command = [bwrap_binary() or "bwrap"]
     if os.geteuid() == 0:
         command += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
     else:
@@ -199,34 +218,10 @@ def _folders_above(paths: Sequence[Path]) -> list[Path]:
     return sorted(needed, key=lambda folder: len(folder.parts))
 
 
-# Runs as `python -I -S -c _WRAPPER <settings...> -- <bot argv...>`: sets the limits on
-# itself, optionally arranges to die with its parent, and execs the bot in its place.
-_WRAPPER = """\
-import ctypes, os, resource, signal, sys, warnings  # all before the uid drops: os.execvp needs warnings
-sep = sys.argv.index("--")
-for spec in sys.argv[1:sep]:
-    what, _, value = spec.partition("=")
-    if what == "pdeathsig":
-        ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
-        if os.getppid() != int(value):
-            os._exit(137)  # the parent died before prctl took effect
-    elif what == "user":
-        uid, gid = (int(part) for part in value.split(":"))
-        os.setgroups([])
-        os.setresgid(gid, gid, gid)
-        os.setresuid(uid, uid, uid)
-    elif what == "nnp":
-        ctypes.CDLL(None).prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS: no setuid gains
-    else:
-        soft, hard = value.split(":")
-        resource.setrlimit(getattr(resource, what), (int(soft), int(hard)))
-argv = sys.argv[sep + 1:]
-try:
-    os.execvp(argv[0], argv)
-except OSError as exc:
-    sys.stderr.write("arena: cannot run %r as uid %d: %s\\n" % (argv[0], os.getuid(), exc.strerror or exc))
-    sys.exit(127)
-"""
+@functools.cache
+def _confine_source() -> str:
+    """The source :func:`_wrapped` runs: :mod:`arena.hosting.confine`, stdlib only."""
+    return Path(confine.__file__).read_text()
 
 
 def rlimit_command(
@@ -236,9 +231,13 @@ def rlimit_command(
     processes: int,
     die_with_parent: bool,
     user: tuple[int, int] | None = None,
+    jail: Jail | None = None,
+    seccomp: bool = False,
 ) -> list[str]:
     """A command line that runs ``argv`` with ``limits`` applied (none: no limits), as
-    ``user`` (uid, gid; none: as this process), with ``no_new_privs`` set.
+    ``user`` (uid, gid; none: as this process), with ``no_new_privs`` set; confined by
+    Landlock to ``jail`` where the kernel has Landlock (:func:`landlock_abi`), and behind
+    the seccomp filter if ``seccomp`` (where there is one for this machine).
 
     ``processes`` is the RLIMIT_NPROC value to use, which the caller computes
     because its meaning depends on who the bot runs as (see :class:`Limits`).
@@ -262,6 +261,13 @@ def rlimit_command(
     if user is not None:
         specs.append(f"user={user[0]}:{user[1]}")
     specs.append("nnp")
+    abi = landlock_abi()
+    if jail is not None and abi > 0:
+        specs.append(f"landlock={abi}")
+        specs += [f"{kind}={path}" for kind, path in landlock_paths(jail)]
+    program = filter_program(unix_only=True) if seccomp else None
+    if program is not None:
+        specs.append(f"seccomp={program.hex()}")
     return _wrapped(specs, argv)
 
 
@@ -279,4 +285,4 @@ def _death_with_parent() -> list[str]:
 
 def _wrapped(specs: Sequence[str], argv: Sequence[str]) -> list[str]:
     python = os.path.realpath(sys.executable)  # the base interpreter: no venv needed
-    return [python, "-I", "-S", "-c", _WRAPPER, *specs, "--", *argv]
+    return [python, "-I", "-S", "-c", _confine_source(), *specs, "--", *argv]

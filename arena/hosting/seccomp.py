@@ -1,4 +1,5 @@
-"""A seccomp filter for bwrap-sandboxed bots: the system calls no card-game bot needs.
+"""A seccomp filter for sandboxed bots (``limits`` and ``bwrap``): the system calls no
+card-game bot needs.
 
 Defence in depth under the other walls (unprivileged uid, namespaces, an allow-listed
 filesystem): calls that reach deep into the kernel or across processes fail with EPERM
@@ -6,12 +7,15 @@ instead of being checked only by permissions.  Denied: ``ptrace``, reading or wr
 another process's memory, mounts and namespaces (``mount``, ``unshare``, ``setns``,
 ``clone`` with a ``CLONE_NEW*`` flag), the kernel keyring, BPF, perf events,
 userfaultfd, module loading, kexec, reboot, swap, accounting, raw I/O ports and
-handle-based opens.  ``clone3`` answers ENOSYS, so C libraries fall back to ``clone``,
+handle-based opens, io_uring (which opens sockets and files without the calls
+filtered here).  At ``limits`` also every socket but unix ones and every ``connect``
+(see :func:`filter_program`): on a host without Landlock's network rules this is what
+keeps a bot off the network.  ``clone3`` answers ENOSYS, so C libraries fall back to ``clone``,
 whose flags a filter can read.  32-bit and x32 system calls are refused outright: a
 filter written for one table must not be walked around through another.
 
-The program is classic BPF as ``bwrap --seccomp FD`` reads it: an array of
-``struct sock_filter``.  Only x86-64 has a table here; elsewhere :func:`filter_program`
+The program is classic BPF as ``bwrap --seccomp FD`` and ``prctl(PR_SET_SECCOMP)``
+(:mod:`arena.hosting.confine`) read it: an array of ``struct sock_filter``.  Only x86-64 has a table here; elsewhere :func:`filter_program`
 returns ``None`` and bots run without the filter (the README says so).
 """
 
@@ -21,7 +25,7 @@ import errno
 import platform
 import struct
 
-__all__ = ["DENIED_CALLS", "filter_program"]
+__all__ = ["DENIED_AT_LIMITS", "DENIED_CALLS", "filter_program"]
 
 # x86-64 system call numbers (arch/x86/entry/syscalls/syscall_64.tbl).
 _X86_64 = {
@@ -34,8 +38,12 @@ _X86_64 = {
     "swapon": 167, "swapoff": 168, "acct": 163, "iopl": 172, "ioperm": 173,
     "name_to_handle_at": 303, "open_by_handle_at": 304, "sethostname": 170,
     "setdomainname": 171, "lookup_dcookie": 212, "quotactl": 179,
+    "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
 }  # fmt: skip
 _CLONE = 56
+_SOCKET = 41
+_CONNECT = 42
+_AF_UNIX = 1
 _CLONE3 = 435
 _CLONE_NEW_FLAGS = 0x7E020000  # NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET
 _AUDIT_ARCH_X86_64 = 0xC000003E
@@ -43,6 +51,8 @@ _X32_BIT = 0x40000000
 
 #: The calls the filter refuses (by name), for documentation and tests.
 DENIED_CALLS = tuple(sorted([*_X86_64, "clone with CLONE_NEW* flags", "clone3"]))
+#: What ``unix_only`` adds.
+DENIED_AT_LIMITS = ("connect", "socket but AF_UNIX")
 
 # Classic BPF opcodes and seccomp return values (linux/filter.h, linux/seccomp.h).
 _LD_ABS = 0x20  # BPF_LD | BPF_W | BPF_ABS
@@ -56,8 +66,14 @@ _ERRNO = 0x00050000
 _NR, _ARCH, _ARG0 = 0, 4, 16  # offsets in struct seccomp_data (arg 0's low word)
 
 
-def filter_program() -> bytes | None:
-    """The compiled filter for this machine, or ``None`` where there is no table."""
+def filter_program(*, unix_only: bool = False) -> bytes | None:
+    """The compiled filter for this machine, or ``None`` where there is no table.
+
+    ``unix_only`` (the ``limits`` level, where no namespace stands behind the filter):
+    ``socket`` for any family but ``AF_UNIX`` answers EAFNOSUPPORT, and ``connect``
+    EACCES: a bot serves on its own socket and never dials one, and the other seat's
+    socket is the one thing of the same user's a dial could reach at ``limits``
+    (Landlock only governs connecting to unix sockets from ABI 8)."""
     if platform.machine() not in ("x86_64", "AMD64"):
         return None
     deny = _RET, 0, 0, _ERRNO | errno.EPERM
@@ -76,6 +92,16 @@ def filter_program() -> bytes | None:
         deny,
         (_RET, 0, 0, _ALLOW),
     ]
+    if unix_only:
+        program += [
+            (_JEQ, 0, 1, _CONNECT),
+            (_RET, 0, 0, _ERRNO | errno.EACCES),
+            (_JEQ, 0, 4, _SOCKET),
+            (_LD_ABS, 0, 0, _ARG0),  # the address family
+            (_JEQ, 1, 0, _AF_UNIX),
+            (_RET, 0, 0, _ERRNO | errno.EAFNOSUPPORT),
+            (_RET, 0, 0, _ALLOW),
+        ]
     for number in sorted(_X86_64.values()):
         program += [(_JEQ, 0, 1, number), deny]
     program.append((_RET, 0, 0, _ALLOW))

@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from arena.hosting.errors import HostingError
-from arena.hosting.identity import shared_identity_warning
+from arena.hosting.host import probe_host, strangers_level
 from arena.hosting.logs import DEFAULT_LOG_CAP
 from arena.hosting.lookup import is_address
-from arena.hosting.sandbox import SandboxLevel, bwrap_problem, resolve_level
+from arena.hosting.sandbox import resolve_level
 from arena.ladder.config import LadderConfig, ScheduleKind
 from arena.ladder.deals import unit_seed
 from arena.ladder.executors import ExecutorLostError, open_executor
@@ -135,19 +135,21 @@ def _whose(config: LadderConfig, submitted: list[str]) -> str:
 
 def _check_sandbox(store: LadderStore, config: LadderConfig, progress: bool) -> str:
     """The sandbox level to play at.  Strangers' bots (a ladder marked ``untrusted``, or
-    any active submitted bot) play only under bwrap, where each is an unprivileged uid;
-    say so when bots share the user's identity."""
+    any active submitted bot) play only at a level fit for strangers on this host
+    (:mod:`arena.hosting.host`: bwrap, else Landlock ``limits``); say so when bots
+    share the user's identity."""
     submitted = sorted(submitted_bot_names(store) & set(_active(store)))
     try:
-        level = resolve_level(config.sandbox)
+        if config.untrusted or submitted:
+            level = strangers_level(config.sandbox)
+        else:
+            level = resolve_level(config.sandbox)
     except HostingError as error:
+        if config.untrusted or submitted:
+            raise LadderRefused(
+                f"ladder {config.name} {_whose(config, submitted)}: {error}"
+            ) from None
         raise LadderRefused(f"ladder {config.name}: {error}") from None
-    if (config.untrusted or submitted) and level is not SandboxLevel.BWRAP:
-        why = bwrap_problem() or f"run.sandbox is {config.sandbox!r}"
-        raise LadderRefused(
-            f"ladder {config.name} {_whose(config, submitted)}, and runs bots only under bwrap with an "
-            f"unprivileged uid; here they would run at level {level.value!r} ({why})"
-        )
     if (config.untrusted or submitted) and config.reuse_bots:
         raise LadderRefused(
             f"ladder {config.name} {_whose(config, submitted)} and sets reuse_bots = true: a "
@@ -155,7 +157,7 @@ def _check_sandbox(store: LadderStore, config: LadderConfig, progress: bool) -> 
             "it saw of the bots it met), which strangers' bots may not; the sandbox is fresh "
             "only for a bot started for its match: set reuse_bots = false"
         )
-    warning = shared_identity_warning(level.value)
+    warning = probe_host().warning(level.value)
     if warning and progress:
         print(f"warning: {warning}", file=sys.stderr)
     return level.value

@@ -22,7 +22,9 @@ from arena.testing.processes import zombie_children
 from .conftest import BOTS, bot_command, marker_pids, python_command, wait_for, wait_stdout
 
 PROBLEM = bwrap_problem()
-pytestmark = pytest.mark.skipif(PROBLEM is not None, reason=f"bwrap is not usable here: {PROBLEM}")
+pytestmark = pytest.mark.skipif(
+    PROBLEM is not None, reason=f"[bwrap] bwrap is not usable here: {PROBLEM}"
+)
 
 
 @pytest.fixture

@@ -34,7 +34,9 @@ ALL_LEVELS = [
     pytest.param(
         SandboxLevel.BWRAP,
         id="bwrap",
-        marks=pytest.mark.skipif(BWRAP_PROBLEM is not None, reason=f"no bwrap: {BWRAP_PROBLEM}"),
+        marks=pytest.mark.skipif(
+            BWRAP_PROBLEM is not None, reason=f"[bwrap] no bwrap: {BWRAP_PROBLEM}"
+        ),
     ),
 ]
 
@@ -206,7 +208,7 @@ def test_output_floods_are_capped(level: SandboxLevel, run_dir: Path) -> None:
         assert path.stat().st_mode & 0o077 == 0, "logs are owner-only"
 
 
-@pytest.mark.skipif(BWRAP_PROBLEM is not None, reason=f"no bwrap: {BWRAP_PROBLEM}")
+@pytest.mark.skipif(BWRAP_PROBLEM is not None, reason=f"[bwrap] no bwrap: {BWRAP_PROBLEM}")
 def test_seccomp_denies_what_no_bot_needs(run_dir: Path) -> None:
     attacks = ["syscall=unshare", "syscall=keyctl", "syscall=bpf", "syscall=mount"]
     with BotProcess.start(attacker(*attacks), SandboxLevel.BWRAP, run_dir) as bot:
@@ -231,7 +233,7 @@ def test_runtime_out_of_the_bots_reach_is_a_one_line_start_error(run_dir: Path) 
 
 
 @pytest.mark.skipif(not ROOT, reason="only a root referee gives bots uids of their own")
-@pytest.mark.skipif(BWRAP_PROBLEM is not None, reason=f"no bwrap: {BWRAP_PROBLEM}")
+@pytest.mark.skipif(BWRAP_PROBLEM is not None, reason=f"[bwrap] no bwrap: {BWRAP_PROBLEM}")
 def test_a_folder_closed_to_the_bots_uid_is_a_one_line_start_error(run_dir: Path) -> None:
     private = Path(tempfile.mkdtemp(prefix="arena-test-private-"))  # mode 700, root's
     try:

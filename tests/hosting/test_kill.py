@@ -110,7 +110,7 @@ def test_bots_are_killed_when_the_referee_dies_of_an_exception(marker: str, tmp_
         from arena.hosting import BotCommand, BotProcess, SandboxLevel
         bots = [
             BotProcess.start(
-                BotCommand("b", ({BOT_PYTHON!r}, {str(BOTS / "tree.py")!r}, mode, {marker!r})),
+                BotCommand("b", ({BOT_PYTHON!r}, {str(BOTS / "tree.py")!r}, mode, {marker!r}), read_only_paths=(Path({str(BOTS)!r}),)),
                 SandboxLevel.LIMITS,
                 Path({str(tmp_path)!r}),
             )

@@ -15,7 +15,6 @@ pytest.importorskip("distributed", reason="the Dask tests need the dask extra")
 from distributed import Client, LocalCluster
 
 from arena.cli.main import main
-from arena.hosting.sandbox import bwrap_problem
 from arena.ladder import dask_executor, run_ladder
 from arena.ladder.config import LadderConfigError, load_ladder_config
 from arena.ladder.dask_worker import (
@@ -129,12 +128,9 @@ def test_a_worker_without_the_sandbox_gets_no_matches(
 ) -> None:
     # The worker runs in this process: without bwrap on its PATH it cannot sandbox.
     monkeypatch.setenv("PATH", str(Path(sys.executable).parent))
-    bwrap_problem.cache_clear()
-    try:
-        mine = worker_profile((), True)
-        (answer,) = client.run(admit_worker, mine, "bwrap", (), True).values()
-    finally:
-        bwrap_problem.cache_clear()
+    monkeypatch.delenv("ARENA_BWRAP", raising=False)
+    mine = worker_profile((), True)
+    (answer,) = client.run(admit_worker, mine, "bwrap", (), True).values()
     assert "sandbox level 'bwrap' is not usable here: bwrap is not installed" in answer["problem"]
     assert requirement_resource(mine, "bwrap") not in resources(client)
 

@@ -1,13 +1,16 @@
-"""Ladders of strangers' bots: `untrusted = true` refuses to run below bwrap, bots that
-share the user's identity are said to, and a ladder's bot logs stay within its budget."""
+"""Ladders of strangers' bots: `untrusted = true` plays only at a level fit for strangers
+(bwrap, else Landlock `limits`) and refuses with what is missing, bots that share the
+user's identity are said to, and a ladder's bot logs stay within its budget."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 
 import pytest
 
+from arena.hosting import host as host_module
 from arena.hosting.logs import DEFAULT_LOG_CAP
 from arena.hosting.sandbox import bwrap_problem
 from arena.ladder.config import load_ladder_config
@@ -18,23 +21,63 @@ from .test_config import BASE, arena, one_line_error, write
 BWRAP_PROBLEM = bwrap_problem()
 
 
-def test_untrusted_ladder_refuses_to_run_below_bwrap(tmp_path: Path) -> None:
-    path = write(tmp_path, BASE + '[run]\nuntrusted = true\nsandbox = "limits"\n')
+def played_levels(ran_stdout: str) -> set[str]:
+    return {line.rsplit("sandbox ", 1)[1] for line in ran_stdout.splitlines() if "sandbox " in line}
+
+
+def test_untrusted_ladder_refuses_to_run_at_none(tmp_path: Path) -> None:
+    path = write(tmp_path, BASE + '[run]\nuntrusted = true\nsandbox = "none"\n')
     database = tmp_path / "t.sqlite"
     assert arena("ladder", "create", str(path), "--db", str(database)).returncode == 0
     line = one_line_error(arena("ladder", "run", str(database), "--quiet"))
-    assert "untrusted = true" in line and "'limits'" in line
+    assert "untrusted = true" in line and "'none' is not fit for strangers' bots" in line
+    assert "filesystem" in line and "network" in line
     assert "0 match" not in line
 
 
-@pytest.mark.skipif(BWRAP_PROBLEM is not None, reason=f"no bwrap: {BWRAP_PROBLEM}")
-def test_untrusted_ladder_runs_under_bwrap(tmp_path: Path) -> None:
+def test_untrusted_ladder_plays_at_landlock_limits_without_bwrap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if host_module.probe_host().landlock_abi == 0:
+        pytest.skip("[landlock] this kernel offers no Landlock")
+    monkeypatch.setenv("ARENA_BWRAP", str(tmp_path / "no-bwrap-here"))
     path = write(tmp_path, BASE + "[match]\ngames = 1\n[run]\nuntrusted = true\n")
     database = tmp_path / "t.sqlite"
     assert arena("ladder", "create", str(path), "--db", str(database)).returncode == 0
     ran = arena("ladder", "run", str(database), "--quiet", "--matches", "1")
     assert ran.returncode == 0, ran.stderr
     assert "1 match played" in ran.stderr
+    assert "warning" not in ran.stderr  # Landlock keeps even an ordinary user's bots apart
+    history = arena("ladder", "history", str(database))
+    assert played_levels(history.stdout) == {"limits"}, history.stdout
+
+
+def test_without_landlock_or_bwrap_an_untrusted_ladder_is_refused_with_the_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bare = dataclasses.replace(
+        host_module.probe_host(), landlock_abi=0, bwrap_problem="bwrap is not installed"
+    )
+    monkeypatch.setattr(host_module, "probe_host", lambda: bare)
+    path = write(tmp_path, BASE + "[run]\nuntrusted = true\n")
+    database = tmp_path / "t.sqlite"
+    assert arena("ladder", "create", str(path), "--db", str(database)).returncode == 0
+    line = one_line_error(arena("ladder", "run", str(database), "--quiet"))
+    assert "no sandbox level here is fit for strangers' bots" in line
+    assert "bwrap is not installed" in line
+    assert "limits: filesystem: no Landlock here" in line
+
+
+def test_untrusted_ladder_runs_under_bwrap(tmp_path: Path) -> None:
+    if BWRAP_PROBLEM is not None:
+        pytest.skip(f"[bwrap] {BWRAP_PROBLEM}")
+    path = write(tmp_path, BASE + "[match]\ngames = 1\n[run]\nuntrusted = true\n")
+    database = tmp_path / "t.sqlite"
+    assert arena("ladder", "create", str(path), "--db", str(database)).returncode == 0
+    ran = arena("ladder", "run", str(database), "--quiet", "--matches", "1")
+    assert ran.returncode == 0, ran.stderr
+    assert "1 match played" in ran.stderr
+    assert played_levels(arena("ladder", "history", str(database)).stdout) == {"bwrap"}
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="a root referee's bots have uids of their own")

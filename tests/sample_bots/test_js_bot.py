@@ -54,7 +54,7 @@ SANDBOXES = [
     pytest.param(
         "bwrap",
         marks=pytest.mark.skipif(
-            BWRAP_PROBLEM is not None, reason=f"bwrap is not usable here: {BWRAP_PROBLEM}"
+            BWRAP_PROBLEM is not None, reason=f"[bwrap] bwrap is not usable here: {BWRAP_PROBLEM}"
         ),
     ),
 ]

@@ -32,6 +32,13 @@ def probe(kind: str, value: str) -> str:
     return f"unknown probe {kind}"
 
 
+def interfaces() -> object:
+    try:
+        return sorted(name for _, name in socket.if_nameindex())
+    except OSError as exc:  # at `limits`, no socket but unix ones: not even to list them
+        return f"{type(exc).__name__}: {exc.strerror}"
+
+
 with open("/proc/self/limits") as limits_file:
     limits = limits_file.read()
 report = {
@@ -41,7 +48,7 @@ report = {
     "cwd": os.getcwd(),
     "env": dict(os.environ),
     "limits": limits,
-    "interfaces": sorted(name for _, name in socket.if_nameindex()),
+    "interfaces": interfaces(),
 }
 for arg in sys.argv[1:]:
     kind, _, value = arg.partition("=")
