@@ -121,6 +121,14 @@ def _register_authors(sub: Any) -> None:
     revoke.add_argument("db", type=Path)
     revoke.add_argument("name")
     revoke.set_defaults(run=_author_revoke)
+    rotate = actions.add_parser(
+        "rotate",
+        help="a new token for an author; the old one and every session signed in with it "
+        "end (prints the token as its last line, shown once)",
+    )
+    rotate.add_argument("db", type=Path)
+    rotate.add_argument("name")
+    rotate.set_defaults(run=_author_rotate)
 
 
 def _author_add(args: argparse.Namespace) -> int:
@@ -156,6 +164,18 @@ def _author_revoke(args: argparse.Namespace) -> int:
     finally:
         store.close()
     print(f"author {args.name}: revoked (its bots stay in the ladder)")
+    return 0
+
+
+def _author_rotate(args: argparse.Namespace) -> int:
+    store = LadderStore.open(args.db)
+    try:
+        token = SubmissionStore(store).rotate(args.name)
+    finally:
+        store.close()
+    print(f"author {args.name}: new token; the old one and its sessions no longer work.")
+    print("The new token, shown only this once:")
+    print(token)
     return 0
 
 

@@ -51,6 +51,36 @@ def add_submission_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--max-archive-mb", type=int, default=64, help="largest archive accepted (default 64)"
     )
+    parser.add_argument(
+        "--uploads-per-author",
+        type=int,
+        default=2,
+        help="uploads one author may have in flight at once (default 2)",
+    )
+    parser.add_argument(
+        "--uploads-at-once",
+        type=int,
+        default=16,
+        help="uploads in flight at once, all authors together (default 16)",
+    )
+    parser.add_argument(
+        "--disk-quota-mb",
+        type=int,
+        default=1024,
+        help="disk one author's stored versions may take before uploads are refused (default 1024)",
+    )
+    parser.add_argument(
+        "--session-hours",
+        type=float,
+        default=12.0,
+        help="how long a web session lasts before the token is asked again (default 12)",
+    )
+    parser.add_argument(
+        "--auth-failures",
+        type=int,
+        default=20,
+        help="wrong tokens per client address per minute before 429 (default 20)",
+    )
 
 
 def _submit(args: argparse.Namespace) -> int:
@@ -67,7 +97,7 @@ def _submit(args: argparse.Namespace) -> int:
     reply = send_archive(args.url, token, archive, filename)
     if reply.status in (401, 403):
         raise ClientError(f"the server refused the token: {reply.body.get('error', reply.status)}")
-    if reply.status == 429:
+    if reply.status in (429, 503):  # a quota: nothing wrong with the bot
         raise ClientError(str(reply.body.get("error", "too many submissions")))
     if reply.status != 202:
         print(f"rejected: {reply.body.get('error', f'HTTP {reply.status}')}")
@@ -113,9 +143,21 @@ def submission_service(db: Path, args: argparse.Namespace) -> Any:
     from arena.submissions.pipeline import CheckOptions
     from arena.submissions.unpack import UnpackLimits
 
-    for option in ("per_hour", "concurrent_checks", "max_archive_mb"):
+    for option in (
+        "per_hour",
+        "concurrent_checks",
+        "max_archive_mb",
+        "uploads_per_author",
+        "uploads_at_once",
+        "disk_quota_mb",
+        "auth_failures",
+    ):
         if getattr(args, option) < 1:
             raise ValueError(f"--{option.replace('_', '-')} must be at least 1")
+    if not 0 < args.session_hours <= 24 * 365:
+        raise ValueError(
+            f"--session-hours must be above 0 (and at most a year), not {args.session_hours}"
+        )
     return SubmissionService(
         db,
         SubmissionSettings(
@@ -125,5 +167,10 @@ def submission_service(db: Path, args: argparse.Namespace) -> Any:
             options=CheckOptions(
                 unpack=UnpackLimits(compressed_bytes=args.max_archive_mb * 1024 * 1024)
             ),
+            uploads_per_author=args.uploads_per_author,
+            uploads=args.uploads_at_once,
+            disk_mb=args.disk_quota_mb,
+            session_seconds=max(1, round(args.session_hours * 3600)),
+            auth_failures=args.auth_failures,
         ),
     )

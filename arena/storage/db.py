@@ -200,6 +200,27 @@ CREATE TABLE bot_versions (
 )
 """
 
+# Version 6: what the submission server needs to hold a hostile author (issue 36): sessions
+# it can end (sign-out, token rotation, expiry), upload slots reserved in the same
+# transaction as the quota check before a body is read, and the disk each version takes
+# (NULL for versions stored before: counted from the disk when first needed).
+_V6 = """
+CREATE TABLE sessions (
+    id INTEGER PRIMARY KEY,
+    author_id INTEGER NOT NULL REFERENCES authors(id),
+    nonce_sha256 TEXT NOT NULL UNIQUE,  -- hex SHA-256 of the cookie's nonce
+    created TEXT NOT NULL,
+    expires INTEGER NOT NULL         -- Unix time; the cookie says the same, signed
+);
+CREATE INDEX sessions_author ON sessions(author_id);
+CREATE TABLE upload_slots (          -- an upload being received: counted by every quota
+    id INTEGER PRIMARY KEY,
+    author_id INTEGER NOT NULL REFERENCES authors(id),
+    created TEXT NOT NULL
+);
+ALTER TABLE bot_versions ADD COLUMN stored_bytes INTEGER
+"""
+
 # Migration N takes a database from version N-1 to N.  Append, never edit.
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _statements(_V1),
@@ -207,6 +228,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _statements(_V3),
     _statements(_V4),
     _statements(_V5),
+    _statements(_V6),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -7,14 +7,19 @@ hash (no salt, no slow hash) is enough; the lookup by hash cannot leak the token
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import json
+import math
+import os
 import re
 import secrets
 import sqlite3
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from arena.ratings import Rating
@@ -24,10 +29,13 @@ from arena.storage.ladder_store import LadderStore
 __all__ = [
     "Author",
     "BotVersion",
+    "Quotas",
+    "Refusal",
     "Submission",
     "SubmissionStore",
     "hash_token",
     "submitted_bot_names",
+    "tree_bytes",
 ]
 
 _AUTHOR_NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
@@ -39,6 +47,39 @@ def _now() -> str:
 
 def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+def tree_bytes(path: Path) -> int:
+    """The bytes of the files under ``path`` (links not followed; 0 if it is gone)."""
+    total = 0
+    for folder, _, files in os.walk(path):
+        for name in files:
+            with contextlib.suppress(OSError):  # gone while counting: it takes no space
+                total += os.lstat(os.path.join(folder, name)).st_size
+    return total
+
+
+_MIB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Quotas:
+    """What one author, and everyone together, may have under way and stored."""
+
+    per_hour: int = 10  # submissions per author in any hour (uploads in flight count)
+    in_flight_per_author: int = 2  # uploads being received at once, per author
+    in_flight: int = 16  # uploads being received at once, all authors together
+    disk_bytes: int = 1024 * _MIB  # per author: the stored versions' archives and trees
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """An upload refused by a quota: the one-line reason, which names the quota and
+    when it frees, and that time in seconds (None: waiting does not free it)."""
+
+    reason: str
+    retry_after: int | None
+    everyone: bool = False  # the server's quota for all authors, not this author's
 
 
 @dataclass(frozen=True)
@@ -137,16 +178,67 @@ class SubmissionStore:
         )
 
     def revoke(self, name: str) -> None:
+        """The author submits no more, and every session of theirs ends."""
         with self.ladder.transaction():
             changed = self.db.execute(
                 "UPDATE authors SET revoked = ? WHERE name = ? AND revoked IS NULL", (_now(), name)
             ).rowcount
             if not changed:
-                known = self.db.execute("SELECT revoked FROM authors WHERE name = ?", (name,))
-                row = known.fetchone()
-                if row is None:
-                    raise StorageError(f"{self.ladder.path}: no author {name!r}")
-                raise StorageError(f"{self.ladder.path}: author {name!r} is already revoked")
+                self._no_active_author(name)
+            self.db.execute(
+                "DELETE FROM sessions WHERE author_id = (SELECT id FROM authors WHERE name = ?)",
+                (name,),
+            )
+
+    def rotate(self, name: str) -> str:
+        """A new token for the author; the old one stops working and every session
+        opened with it ends, in one transaction.  Returns the token (shown once)."""
+        token = secrets.token_urlsafe(32)
+        with self.ladder.transaction():
+            changed = self.db.execute(
+                "UPDATE authors SET token_sha256 = ? WHERE name = ? AND revoked IS NULL",
+                (hash_token(token), name),
+            ).rowcount
+            if not changed:
+                self._no_active_author(name)
+            self.db.execute(
+                "DELETE FROM sessions WHERE author_id = (SELECT id FROM authors WHERE name = ?)",
+                (name,),
+            )
+        return token
+
+    def _no_active_author(self, name: str) -> None:
+        row = self.db.execute("SELECT revoked FROM authors WHERE name = ?", (name,)).fetchone()
+        if row is None:
+            raise StorageError(f"{self.ladder.path}: no author {name!r}")
+        raise StorageError(f"{self.ladder.path}: author {name!r} is revoked")
+
+    # -- web sessions (see arena.submissions.sessions) ---------------------------
+
+    def open_session(self, author_id: int, nonce: str, expires: int) -> None:
+        """Record a session the server issued (ended ones are swept at the same time)."""
+        with self.ladder.transaction():
+            self.db.execute("DELETE FROM sessions WHERE expires <= ?", (int(time.time()),))
+            self.db.execute(
+                "INSERT INTO sessions (author_id, nonce_sha256, created, expires) "
+                "VALUES (?, ?, ?, ?)",
+                (author_id, hash_token(nonce), _now(), expires),
+            )
+
+    def session_author(self, author_id: int, nonce: str) -> Author | None:
+        """The author of a live session: recorded, not ended, not expired, and its author
+        not revoked (None otherwise)."""
+        row = self.db.execute(
+            "SELECT a.* FROM sessions s JOIN authors a ON a.id = s.author_id "
+            "WHERE s.nonce_sha256 = ? AND s.author_id = ? AND s.expires > ? "
+            "AND a.revoked IS NULL",
+            (hash_token(nonce), author_id, int(time.time())),
+        ).fetchone()
+        return None if row is None else Author(row["id"], row["name"], row["created"], None)
+
+    def end_session(self, nonce: str) -> None:
+        with self.ladder.transaction():
+            self.db.execute("DELETE FROM sessions WHERE nonce_sha256 = ?", (hash_token(nonce),))
 
     def authenticate(self, token: str) -> Author | None:
         """The author whose token this is, if it is not revoked."""
@@ -168,8 +260,122 @@ class SubmissionStore:
         ).fetchone()
         return int(row[0])
 
-    def add_submission(self, author_id: int, sha256: str, size: int) -> int:
+    # -- quotas: a slot is reserved before an upload's body is read -----------------
+
+    def reserve_upload(self, author_id: int, quotas: Quotas) -> int | Refusal:
+        """Check every quota and take an upload slot in one ``BEGIN IMMEDIATE``
+        transaction, so that concurrent uploads cannot all pass the check before any
+        counts: the slot's id, or why not.  The slot counts as a submission of the hour
+        until :meth:`add_submission` turns it into one or :meth:`release_upload` frees it."""
+        self._count_unmeasured_versions(author_id)
+        now = datetime.now(UTC)
         with self.ladder.transaction():
+            everyone = int(self.db.execute("SELECT COUNT(*) FROM upload_slots").fetchone()[0])
+            if everyone >= quotas.in_flight:
+                return Refusal(
+                    f"at most {quotas.in_flight} uploads at once on this server: "
+                    "one frees when an upload ends; try again in a minute",
+                    60,
+                    everyone=True,
+                )
+            mine = int(
+                self.db.execute(
+                    "SELECT COUNT(*) FROM upload_slots WHERE author_id = ?", (author_id,)
+                ).fetchone()[0]
+            )
+            if mine >= quotas.in_flight_per_author:
+                return Refusal(
+                    f"at most {quotas.in_flight_per_author} uploads at once per author: "
+                    "one frees when one of yours ends",
+                    10,
+                )
+            since = (now - timedelta(hours=1)).isoformat(timespec="seconds")
+            recent = [
+                row[0]
+                for row in self.db.execute(
+                    "SELECT created FROM submissions WHERE author_id = ? AND created >= ? "
+                    "ORDER BY created",
+                    (author_id, since),
+                )
+            ]
+            if len(recent) + mine >= quotas.per_hour:
+                if not recent:  # all of them still uploading
+                    return Refusal(
+                        f"at most {quotas.per_hour} submissions an hour: "
+                        "one frees when one of your uploads ends",
+                        10,
+                    )
+                frees = datetime.fromisoformat(recent[0]) + timedelta(hours=1)
+                wait = max(1, math.ceil((frees - now).total_seconds()))
+                return Refusal(
+                    f"at most {quotas.per_hour} submissions an hour: the next one frees at "
+                    f"{frees.strftime('%H:%M:%S')} UTC (in {wait} s)",
+                    wait,
+                )
+            stored = self.stored_bytes(author_id)
+            if stored >= quotas.disk_bytes:
+                return Refusal(
+                    f"at most {quotas.disk_bytes // _MIB} MiB stored per author: your "
+                    f"versions take {stored // _MIB} MiB; it frees only when the ladder's "
+                    "keeper removes versions",
+                    None,
+                )
+            cursor = self.db.execute(
+                "INSERT INTO upload_slots (author_id, created) VALUES (?, ?)",
+                (author_id, now.isoformat(timespec="seconds")),
+            )
+        return int(cursor.lastrowid or 0)
+
+    def release_upload(self, slot: int) -> None:
+        """Free a slot whose upload was refused or abandoned: it counts for nothing."""
+        with self.ladder.transaction():
+            self.db.execute("DELETE FROM upload_slots WHERE id = ?", (slot,))
+
+    def clear_uploads(self) -> int:
+        """Free every slot: a server that starts has no upload in flight."""
+        with self.ladder.transaction():
+            return int(self.db.execute("DELETE FROM upload_slots").rowcount)
+
+    def uploads_in_flight(self, author_id: int | None = None) -> int:
+        if author_id is None:
+            row = self.db.execute("SELECT COUNT(*) FROM upload_slots").fetchone()
+        else:
+            row = self.db.execute(
+                "SELECT COUNT(*) FROM upload_slots WHERE author_id = ?", (author_id,)
+            ).fetchone()
+        return int(row[0])
+
+    def stored_bytes(self, author_id: int) -> int:
+        """What the author's versions take on disk (their archives and trees)."""
+        row = self.db.execute(
+            "SELECT COALESCE(SUM(stored_bytes), 0) FROM bot_versions WHERE author_id = ?",
+            (author_id,),
+        ).fetchone()
+        return int(row[0])
+
+    def _count_unmeasured_versions(self, author_id: int) -> None:
+        """Versions stored before sizes were recorded: measure them once, from the disk."""
+        rows = self.db.execute(
+            "SELECT v.id, v.path, s.archive_bytes FROM bot_versions v "
+            "JOIN submissions s ON s.id = v.submission_id "
+            "WHERE v.author_id = ? AND v.stored_bytes IS NULL",
+            (author_id,),
+        ).fetchall()
+        for row in rows:
+            size = tree_bytes(Path(row["path"])) + int(row["archive_bytes"])
+            with self.ladder.transaction():
+                self.db.execute(
+                    "UPDATE bot_versions SET stored_bytes = ? WHERE id = ?", (size, row["id"])
+                )
+
+    def add_submission(
+        self, author_id: int, sha256: str, size: int, *, slot: int | None = None
+    ) -> int:
+        """A new submission, checking; with ``slot``, the upload slot it was received
+        under becomes it, in the same transaction (so it is counted once, throughout)."""
+        with self.ladder.transaction():
+            if slot is not None:
+                self.db.execute("DELETE FROM upload_slots WHERE id = ?", (slot,))
             cursor = self.db.execute(
                 "INSERT INTO submissions (author_id, status, archive_sha256, archive_bytes, created) "
                 "VALUES (?, 'checking', ?, ?, ?)",
@@ -260,7 +466,13 @@ class SubmissionStore:
         initial: Rating,
     ) -> BotVersion:
         """Record the new version and put it in the ladder in place of the last one, in one
-        transaction: it starts from the last version's mu with sigma reset (README)."""
+        transaction: it starts from the last version's mu with sigma reset (README).
+        What it takes on disk (the tree at ``path`` and the archive) counts against its
+        author's disk quota."""
+        uploaded = self.db.execute(
+            "SELECT archive_bytes FROM submissions WHERE id = ?", (submission_id,)
+        ).fetchone()
+        stored = tree_bytes(Path(path)) + (int(uploaded[0]) if uploaded else 0)
         with self.ladder.transaction():
             problem = self.name_problem(author_id, bot_name)
             if problem is not None:
@@ -288,8 +500,18 @@ class SubmissionStore:
                 )
             self.db.execute(
                 "INSERT INTO bot_versions (author_id, bot_name, version, ladder_name, archive_sha256, "
-                "path, submission_id, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (author_id, bot_name, version, ladder_name, sha256, path, submission_id, now),
+                "path, submission_id, created, stored_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    author_id,
+                    bot_name,
+                    version,
+                    ladder_name,
+                    sha256,
+                    path,
+                    submission_id,
+                    now,
+                    stored,
+                ),
             )
             self.db.execute(
                 "UPDATE submissions SET status = 'accepted', bot_name = ?, report = ?, finished = ? "

@@ -2,27 +2,35 @@
 
 API (``Authorization: Bearer TOKEN``): ``POST /api/submissions`` (multipart, field
 ``archive``) answers 202 ``{"id", "status": "checking"}``, 401 without a valid token,
-400 with a one-line reason for a bad archive, 413 when too large, 429 over the hourly
-limit; ``GET /api/submissions`` lists the author's own; ``GET /api/submissions/ID`` gives
+400 with a one-line reason for a bad archive, 413 when too large, 429 over one of the
+author's quotas (with ``Retry-After`` when waiting frees it), 503 when the server has
+as many uploads in flight as it takes; ``GET /api/submissions`` lists the author's own; ``GET /api/submissions/ID`` gives
 ``{"status", "report", ...}`` to its author only (404 to anyone else: whether another
 author's submission exists is not told).
 
-Pages (a session cookie after signing in with the token once, CSRF tokens on every
+Pages (a session cookie after signing in with the token once, recorded in the database
+so that signing out, a new token and the session's lifetime end it; CSRF tokens on every
 form): ``/signin``, ``/my`` (upload form, submissions, bots), ``/my/submissions/ID``
 (the report and the check's logs), ``/my/bots/NAME`` (its matches, faults and stderr
 logs).  Nobody but the author sees any of these.
 
 :func:`submission_routes` gives the routes and :func:`create_app` a whole application;
 both need a :class:`SubmissionService`, whose ``start``/``stop`` belong in the lifespan.
+
+Quotas hold under concurrency: an upload takes a slot in the same ``BEGIN IMMEDIATE``
+transaction that checks the hourly limit, the uploads in flight (the author's and
+everyone's) and the author's disk quota, before its body is read; the body is streamed
+to a file with the size cap applied as it arrives; a refused upload frees its slot.
+Wrong tokens are limited per client address (:mod:`arena.submissions.throttle`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import secrets
+import shutil
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,8 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from jinja2 import Environment, FileSystemLoader
 from starlette.applications import Starlette
-from starlette.datastructures import UploadFile
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import (
     HTMLResponse,
     JSONResponse,
@@ -40,14 +47,16 @@ from starlette.responses import (
     Response,
 )
 from starlette.routing import BaseRoute, Route
-from starlette.types import ASGIApp, Message
+from starlette.types import ASGIApp
 
 from arena.storage import LadderStore
-from arena.storage.submissions_store import Author, SubmissionStore
+from arena.storage.submissions_store import Author, Quotas, Refusal, SubmissionStore
 from arena.submissions.layout import DataLayout
 from arena.submissions.pipeline import CheckOptions
-from arena.submissions.sessions import Session, SessionKeys
+from arena.submissions.sessions import DEFAULT_LIFETIME, Session, SessionKeys
+from arena.submissions.throttle import FailureLimit
 from arena.submissions.unpack import ArchiveError, archive_kind
+from arena.submissions.upload import MultipartFile, UploadError
 from arena.submissions.worker import CheckQueue
 from arena.web.security import SecurityHeaders  # also registers the {...:id} convertor
 
@@ -80,6 +89,21 @@ class SubmissionSettings:
     concurrency: int = 1  # checks at once
     secure_cookies: bool = False  # set behind HTTPS
     options: CheckOptions = field(default_factory=CheckOptions)
+    uploads_per_author: int = 2  # uploads being received at once, per author
+    uploads: int = 16  # uploads being received at once, everyone together
+    disk_mb: int = 1024  # per author: the stored versions' archives and built trees
+    session_seconds: int = DEFAULT_LIFETIME  # a session's lifetime
+    auth_failures: int = 20  # wrong tokens per client address...
+    auth_window: float = 60.0  # ...within this many seconds, then 429
+
+    @property
+    def quotas(self) -> Quotas:
+        return Quotas(
+            per_hour=self.per_hour,
+            in_flight_per_author=self.uploads_per_author,
+            in_flight=self.uploads,
+            disk_bytes=self.disk_mb * 1024 * 1024,
+        )
 
 
 class SubmissionService:
@@ -90,11 +114,20 @@ class SubmissionService:
         self.settings = settings or SubmissionSettings()
         LadderStore.open(self.db_path).close()  # a clear error now, not at the first request
         self.layout = DataLayout.of(self.db_path)
-        self.keys = SessionKeys.load(self.layout.root / "session.key")
+        self.keys = SessionKeys.load(
+            self.layout.root / "session.key", self.settings.session_seconds
+        )
         self.queue = CheckQueue(self.db_path, self.settings.concurrency, self.settings.options)
         self.templates = Environment(loader=FileSystemLoader(_TEMPLATES), autoescape=True)
+        self.failures = FailureLimit(self.settings.auth_failures, self.settings.auth_window)
+        self.uploads = self.layout.root / "uploads"  # bodies being received
 
     def start(self) -> None:
+        """A server that starts has no upload in flight: free their slots and files."""
+        with self.store() as store:
+            store.clear_uploads()
+        shutil.rmtree(self.uploads, ignore_errors=True)
+        self.uploads.mkdir(mode=0o700, exist_ok=True)
         self.queue.recover()
 
     def stop(self) -> None:
@@ -113,39 +146,22 @@ class SubmissionService:
         return self.settings.options.unpack.compressed_bytes
 
 
-def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
+def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status, headers=headers)
 
 
-class _TooLarge(Exception):
-    pass
+def _refused(refusal: Refusal) -> JSONResponse:
+    headers = {}
+    if refusal.retry_after is not None:
+        headers["retry-after"] = str(refusal.retry_after)
+    return _error(503 if refusal.everyone else 429, refusal.reason, headers)
 
 
-async def _read_body(request: Request, cap: int) -> bytes:
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > cap:
-        raise _TooLarge
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > cap:
-            raise _TooLarge
-        chunks.append(chunk)
-    return b"".join(chunks)
+_UNAUTHORIZED = "a valid token is needed: Authorization: Bearer TOKEN"
 
 
-def _replaying(request: Request, body: bytes) -> Request:
-    sent = False
-
-    async def receive() -> Message:
-        nonlocal sent
-        if sent:
-            return {"type": "http.disconnect"}
-        sent = True
-        return {"type": "http.request", "body": body, "more_body": False}
-
-    return Request(request.scope, receive)
+def _address(request: Request) -> str:
+    return request.client.host if request.client else "-"
 
 
 class _Handlers:
@@ -154,24 +170,40 @@ class _Handlers:
 
     # -- who is asking -----------------------------------------------------------
 
-    def bearer(self, request: Request) -> Author | None:
+    def throttled(self, request: Request) -> int | None:
+        """Seconds this client must wait after too many wrong tokens (None: it may try)."""
+        return self.service.failures.retry_after(_address(request))
+
+    def bearer(self, request: Request) -> Author | Response:
+        """The author whose token the request carries, or the answer: 401, or 429 to an
+        address that sent too many wrong tokens (checked before the token is looked at)."""
+        wait = self.throttled(request)
+        if wait is not None:
+            return _error(
+                429,
+                f"too many wrong tokens from your address: try again in {wait} s",
+                {"retry-after": str(wait)},
+            )
         header = request.headers.get("authorization", "")
         scheme, _, token = header.partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
-            return None
+            return _error(401, _UNAUTHORIZED)
         with self.service.store() as store:
-            author: Author | None = store.authenticate(token.strip())
-            return author
+            author = store.authenticate(token.strip())
+        if author is None:
+            self.service.failures.failed(_address(request))
+            return _error(401, _UNAUTHORIZED)
+        return author
 
     def session(self, request: Request) -> tuple[Session, Author] | None:
+        """The signed-in author: the cookie must be the server's, and its session still
+        recorded (not signed out, not ended by a new token, not expired)."""
         session = self.service.keys.read(request.cookies.get(SESSION_COOKIE))
         if session is None:
             return None
         with self.service.store() as store:
-            author = store.author(session.author_id)
-        if author is None or author.revoked is not None:
-            return None
-        return session, author
+            author = store.session_author(session.author_id, session.nonce)
+        return None if author is None else (session, author)
 
     def page(self, name: str, status: int = 200, **values: Any) -> HTMLResponse:
         html = self.service.templates.get_template(name).render(**values)
@@ -180,48 +212,52 @@ class _Handlers:
     # -- receiving an archive ------------------------------------------------------
 
     async def receive_archive(self, request: Request, author: Author) -> int | JSONResponse:
-        """The new submission's id, or the error response (400, 413, 429)."""
+        """The new submission's id, or the error response (400, 413, 429, 503)."""
         service = self.service
+        cap = service.max_archive
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > cap + _MULTIPART_SLACK:
+            return _error(413, f"the archive is larger than {cap // (1024 * 1024)} MiB")
         with service.store() as store:
-            if store.submissions_since(author.id, 1.0) >= service.settings.per_hour:
-                return _error(
-                    429,
-                    f"at most {service.settings.per_hour} submissions an hour: try again later",
-                )
+            slot = store.reserve_upload(author.id, service.settings.quotas)
+        if isinstance(slot, Refusal):
+            return _refused(slot)
         try:
-            body = await _read_body(request, service.max_archive + _MULTIPART_SLACK)
-        except _TooLarge:
-            return _error(
-                413, f"the archive is larger than {service.max_archive // (1024 * 1024)} MiB"
+            upload = MultipartFile(
+                request.headers.get("content-type", ""),
+                "archive",
+                service.uploads / f"{slot}.upload",
+                cap,
+                cap + _MULTIPART_SLACK,
             )
-        replay = _replaying(request, body)
-        try:
-            form = await replay.form(max_files=1, max_fields=4)
-        except Exception as error:  # multipart's own errors: a malformed form
-            return _error(400, f"not a multipart form with a field 'archive': {error}")
-        upload = form.get("archive")
-        if not isinstance(upload, UploadFile):
-            return _error(400, "no file in the form field 'archive'")
-        data = await upload.read()
-        await form.close()
-        if len(data) > service.max_archive:
-            return _error(
-                413, f"the archive is larger than {service.max_archive // (1024 * 1024)} MiB"
-            )
-        try:
-            archive_kind(data[:512])
-        except ArchiveError as error:
-            return _error(400, str(error))
-        digest = hashlib.sha256(data).hexdigest()
+            try:
+                async for chunk in request.stream():
+                    upload.feed(chunk)
+                received = upload.finish()
+                archive_kind(received.head)
+            except BaseException:
+                upload.discard()
+                raise
+        except (UploadError, ArchiveError, ClientDisconnect) as error:
+            with service.store() as store:
+                store.release_upload(slot)
+            if isinstance(error, ClientDisconnect):
+                return _error(400, "the upload was cut off")
+            return _error(getattr(error, "status", 400), str(error))
+        except BaseException:
+            with service.store() as store:
+                store.release_upload(slot)
+            raise
         with service.store() as store:
-            submission_id: int = store.add_submission(author.id, digest, len(data))
+            submission_id: int = store.add_submission(
+                author.id, received.sha256, received.size, slot=slot
+            )
             staging = service.layout.staging(submission_id)
             try:
                 staging.mkdir(mode=0o700)
-                fd = os.open(staging / "archive", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-                with os.fdopen(fd, "wb") as file:
-                    file.write(data)
+                os.replace(received.path, staging / "archive")
             except OSError as error:
+                received.path.unlink(missing_ok=True)
                 store.reject(submission_id, f"the server could not store it: {error.strerror}", {})
                 return _error(500, "the server could not store the archive")
         service.queue.submit(submission_id)
@@ -231,8 +267,8 @@ class _Handlers:
 
     async def api_submit(self, request: Request) -> Response:
         author = self.bearer(request)
-        if author is None:
-            return _error(401, "a valid token is needed: Authorization: Bearer TOKEN")
+        if isinstance(author, Response):
+            return author
         result = await self.receive_archive(request, author)
         if isinstance(result, JSONResponse):
             return result
@@ -240,16 +276,16 @@ class _Handlers:
 
     async def api_list(self, request: Request) -> Response:
         author = self.bearer(request)
-        if author is None:
-            return _error(401, "a valid token is needed: Authorization: Bearer TOKEN")
+        if isinstance(author, Response):
+            return author
         with self.service.store() as store:
             mine = [s.to_json() for s in store.submissions_of(author.id)]
         return JSONResponse({"submissions": mine})
 
     async def api_show(self, request: Request) -> Response:
         author = self.bearer(request)
-        if author is None:
-            return _error(401, "a valid token is needed: Authorization: Bearer TOKEN")
+        if isinstance(author, Response):
+            return author
         with self.service.store() as store:
             submission = store.submission(request.path_params["id"])
         if submission is None or submission.author_id != author.id:
@@ -274,6 +310,13 @@ class _Handlers:
         return await self.signin_form(request)
 
     async def signin(self, request: Request) -> Response:
+        wait = self.throttled(request)
+        if wait is not None:
+            response = await self.signin_form(
+                request, f"too many wrong tokens from your address: try again in {wait} s", 429
+            )
+            response.headers["retry-after"] = str(wait)
+            return response
         form = await request.form(max_files=0, max_fields=4)
         sent = form.get("csrf")
         expected = request.cookies.get(SIGNIN_COOKIE)
@@ -285,10 +328,14 @@ class _Handlers:
             with self.service.store() as store:
                 author = store.authenticate(token.strip())
         if author is None:
+            self.service.failures.failed(_address(request))
             return await self.signin_form(request, "that token is not valid", 401)
+        cookie, session = self.service.keys.issue(author.id)
+        with self.service.store() as store:
+            store.open_session(author.id, session.nonce, session.expires)
         response = RedirectResponse("/my", status_code=303)
         response.set_cookie(
-            SESSION_COOKIE, self.service.keys.issue(author.id), httponly=True,
+            SESSION_COOKIE, cookie, httponly=True,
             samesite="strict", secure=self.service.settings.secure_cookies,
             max_age=self.service.keys.lifetime,
         )  # fmt: skip
@@ -299,6 +346,8 @@ class _Handlers:
         signed = self.session(request)
         form = await request.form(max_files=0, max_fields=4)
         if signed is not None and self.service.keys.csrf_ok(signed[0], form.get("csrf")):
+            with self.service.store() as store:
+                store.end_session(signed[0].nonce)  # the cookie opens nothing any more
             response = RedirectResponse("/signin", status_code=303)
             response.delete_cookie(SESSION_COOKIE)
             return response
@@ -332,7 +381,10 @@ class _Handlers:
         result = await self.receive_archive(request, author)
         if isinstance(result, JSONResponse):
             message = json.loads(bytes(result.body))["error"]
-            return self.page("error.html", result.status_code, message=message)
+            page = self.page("error.html", result.status_code, message=message)
+            if "retry-after" in result.headers:
+                page.headers["retry-after"] = result.headers["retry-after"]
+            return page
         return RedirectResponse(f"/my/submissions/{result}", status_code=303)
 
     def _own_submission(self, request: Request) -> tuple[Session, Author, Any] | Response:
