@@ -1,21 +1,25 @@
 """Unpacking a stranger's archive without letting it reach outside its folder.
 
 Accepted: a ``.tar.gz`` (or plain ``.tar``) or a ``.zip``, told apart by their first
-bytes.  Refused, each with a one-line :class:`ArchiveError`:
+bytes.  Refused, each with a one-line :class:`ArchiveError` naming the entry and the rule:
 
 * more than ``compressed_bytes`` of archive, ``unpacked_bytes`` once unpacked,
   ``files`` entries, or an unpacked size over ``ratio`` times the archive's (zip bombs);
-  entries are counted (and a tar's sizes added up) before anything is written, and
-  sizes are counted again as bytes are written, never trusted from a zip's headers;
-* a name that is absolute, holds ``..``, a backslash or a NUL, or repeats an earlier one;
-* devices, fifos and hard links; symbolic links in zips; in tars, a symbolic link whose
-  target, once every link is resolved, is not inside the folder, and any entry whose
-  path passes through a link.
+* a name that is absolute, holds ``..``, a backslash or a NUL, is more than ``depth``
+  names deep, longer than ``path_bytes`` bytes or has a name longer than ``name_bytes``;
+* a name that repeats an earlier one, lies under a file, or lies under a link;
+* devices, fifos and hard links (in a zip too, whatever its mode bits say); symbolic
+  links in zips; in tars, a symbolic link whose target, once every link is resolved, is
+  not inside the folder.
+
+Every entry is read and judged (:func:`plan`) before anything is written: a refusal
+on those rules leaves the folder as it was.  Sizes are counted again as bytes are
+written, never trusted from a zip's headers; a refusal then leaves a partial folder,
+which the caller removes (:func:`arena.submissions.cleanup.remove_tree` cannot fail on
+it: nothing is deeper or longer than the limits above).
 
 Files are written owner-writable and readable by all (executable bits kept), folders
-searchable by all, so a bot's own uid can read them; no set-uid or sticky bits.  The
-caller unpacks into a fresh folder and throws the folder away on error: nothing of a
-rejected archive is left, and nothing is ever written outside the folder.
+searchable by all, so a bot's own uid can read them; no set-uid or sticky bits.
 """
 
 from __future__ import annotations
@@ -29,10 +33,20 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import IO
 
-__all__ = ["ArchiveError", "UnpackLimits", "UnpackSummary", "archive_kind", "check_tree", "unpack"]
+__all__ = [
+    "ArchiveError",
+    "Entry",
+    "UnpackLimits",
+    "UnpackSummary",
+    "archive_kind",
+    "check_tree",
+    "plan",
+    "unpack",
+]
 
 _MB = 1024 * 1024
 _CHUNK = 64 * 1024
+_SHOWN = 80  # characters of a hostile name a reason shows
 
 
 class ArchiveError(ValueError):
@@ -45,6 +59,9 @@ class UnpackLimits:
     unpacked_bytes: int = 256 * _MB
     files: int = 20_000
     ratio: int = 100  # unpacked size / archive size
+    depth: int = 64  # names in an entry's path (node_modules and vendor/ need about 12)
+    path_bytes: int = 1024  # an entry's path, in UTF-8 (the kernel's limit is 4096)
+    name_bytes: int = 255  # one name in it (the kernel's limit)
 
 
 @dataclass(frozen=True)
@@ -53,41 +70,69 @@ class UnpackSummary:
     bytes: int
 
 
+FILE, FOLDER, LINK = "file", "folder", "link"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One entry of an archive, judged safe on its own and among the others."""
+
+    name: PurePosixPath
+    kind: str  # FILE, FOLDER or LINK
+    size: int = 0  # as its header says
+    executable: bool = False
+    target: str = ""  # a link's
+
+
 def archive_kind(head: bytes) -> str:
     """``"tar.gz"``, ``"tar"`` or ``"zip"`` from the first 512 bytes; ArchiveError otherwise."""
     if head.startswith(b"\x1f\x8b"):
         return "tar.gz"
     if head.startswith(b"PK\x03\x04") or head.startswith(b"PK\x05\x06"):
         return "zip"
-    if len(head) >= 262 and head[257:262] == b"ustar":
+    if head[257:262] == b"ustar":
         return "tar"
     raise ArchiveError("not a .tar.gz, .tar or .zip archive")
 
 
-def _safe_name(raw: str) -> PurePosixPath:
+def _show(name: str) -> str:
+    """A name for a reason: quoted, and cut short when a hostile one is long."""
+    return repr(name if len(name) <= _SHOWN else name[:_SHOWN] + "...")
+
+
+def _safe_name(raw: str, limits: UnpackLimits) -> PurePosixPath:
+    where = f"entry {_show(raw)}"
     if not raw or "\x00" in raw or "\\" in raw:
-        raise ArchiveError(f"entry {raw!r}: a name with a NUL or a backslash, or empty")
+        raise ArchiveError(f"{where}: a name with a NUL or a backslash, or empty")
     if raw.startswith("/"):
-        raise ArchiveError(f"entry {raw!r}: an absolute path")
+        raise ArchiveError(f"{where}: an absolute path")
     parts = [part for part in raw.split("/") if part not in ("", ".")]
     if ".." in parts:
-        raise ArchiveError(f"entry {raw!r}: a path with '..'")
-    if not parts:
-        return PurePosixPath(".")
+        raise ArchiveError(f"{where}: a path with '..'")
+    if len(parts) > limits.depth:
+        raise ArchiveError(f"{where}: {len(parts)} names deep, more than {limits.depth}")
+    encoded = "/".join(parts).encode(errors="surrogateescape")
+    if len(encoded) > limits.path_bytes:
+        raise ArchiveError(
+            f"{where}: a path of {len(encoded)} bytes, longer than {limits.path_bytes}"
+        )
+    for part in parts:
+        if len(part.encode(errors="surrogateescape")) > limits.name_bytes:
+            raise ArchiveError(f"{where}: a name longer than {limits.name_bytes} bytes")
     return PurePosixPath(*parts)
 
 
 class _Budget:
     def __init__(self, limits: UnpackLimits, archive_bytes: int) -> None:
         self.limits = limits
-        self.most = min(limits.unpacked_bytes, max(archive_bytes, 1) * limits.ratio)
+        self.most = min(limits.unpacked_bytes, archive_bytes * limits.ratio)
         self.files = 0
         self.bytes = 0
 
     def entry(self, name: str) -> None:
         self.files += 1
         if self.files > self.limits.files:
-            raise ArchiveError(f"more than {self.limits.files} entries (at {name!r})")
+            raise ArchiveError(f"more than {self.limits.files} entries (at {_show(name)})")
 
     def add(self, count: int, name: str) -> None:
         self.bytes += count
@@ -96,7 +141,7 @@ class _Budget:
                 why = f"more than {self.limits.unpacked_bytes // _MB} MiB unpacked"
             else:
                 why = f"unpacks to more than {self.limits.ratio} times its size (a zip bomb?)"
-            raise ArchiveError(f"{why} (at {name!r})")
+            raise ArchiveError(f"{why} (at {_show(name)})")
 
 
 def unpack(archive: Path, destination: Path, limits: UnpackLimits | None = None) -> UnpackSummary:
@@ -105,158 +150,221 @@ def unpack(archive: Path, destination: Path, limits: UnpackLimits | None = None)
     size = archive.stat().st_size
     if size > limits.compressed_bytes:
         raise ArchiveError(f"the archive is larger than {limits.compressed_bytes // _MB} MiB")
-    with open(archive, "rb") as file:
-        kind = archive_kind(file.read(512))
+    entries = plan(archive, limits)  # refuses before anything is written
     root = destination.resolve()
     budget = _Budget(limits, size)
-    if kind == "zip":
-        _unpack_zip(archive, root, budget)
-    else:
-        _unpack_tar(archive, root, budget)
-    return UnpackSummary(budget.files, budget.bytes)
-
-
-def _target(root: Path, name: PurePosixPath, links: set[PurePosixPath]) -> Path:
-    """Where an entry goes; refuses a path through an earlier link or an existing entry."""
-    for parent in [*reversed(name.parents), name]:
-        if parent in links:
-            raise ArchiveError(f"entry {str(name)!r}: goes through the link {str(parent)!r}")
-    return root.joinpath(*name.parts)
-
-
-def _make_parents(root: Path, path: Path) -> None:
-    for folder in reversed(path.relative_to(root).parents):
-        here = root / folder
-        if here.is_symlink() or (here.exists() and not here.is_dir()):
-            raise ArchiveError(f"entry {str(path.relative_to(root))!r}: a parent is not a folder")
-        if not here.exists():
-            here.mkdir(mode=0o755)
-
-
-def _write(source: IO[bytes], path: Path, executable: bool, budget: _Budget, name: str) -> None:
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
     try:
-        fd = os.open(path, flags, 0o755 if executable else 0o644)
-    except FileExistsError:
-        raise ArchiveError(f"entry {name!r}: repeats an earlier entry") from None
-    with os.fdopen(fd, "wb") as out:
-        while chunk := source.read(_CHUNK):
-            budget.add(len(chunk), name)
-            out.write(chunk)
-    os.chmod(path, 0o755 if executable else 0o644)  # whatever the umask
+        if archive_kind(_head(archive)) == "zip":
+            _write_zip(archive, root, entries, budget)
+        else:
+            _write_tar(archive, root, entries, budget)
+    except OSError as error:  # e.g. the disk is full: the entry, not the server's path
+        raise ArchiveError(f"the archive cannot be unpacked: {error.strerror}") from None
+    _make_links(root, entries)
+    return UnpackSummary(len(entries), budget.bytes)
 
 
-def _unpack_zip(archive: Path, root: Path, budget: _Budget) -> None:
+def _head(archive: Path) -> bytes:
+    with open(archive, "rb") as file:
+        return file.read(512)
+
+
+def plan(archive: Path, limits: UnpackLimits) -> list[Entry]:
+    """Every entry of ``archive``, each judged on its own and among the others, reading
+    its headers only: ArchiveError at the first that breaks a rule."""
+    budget = _Budget(limits, archive.stat().st_size)
+    if archive_kind(_head(archive)) == "zip":
+        entries = _plan_zip(archive, limits, budget)
+    else:
+        entries = _plan_tar(archive, limits, budget)
+    _check_names(entries)
+    return entries
+
+
+def _plan_zip(archive: Path, limits: UnpackLimits, budget: _Budget) -> list[Entry]:
     try:
         with zipfile.ZipFile(archive) as zipped:
-            if len(zipped.infolist()) > budget.limits.files:  # the central directory, unread
-                raise ArchiveError(f"more than {budget.limits.files} entries")
-            for info in zipped.infolist():
-                budget.entry(info.filename)
-                name = _safe_name(info.filename)
-                mode = info.external_attr >> 16
-                kind = stat.S_IFMT(mode)
-                if kind == stat.S_IFLNK:
-                    raise ArchiveError(f"entry {info.filename!r}: links are not accepted in zips")
-                if kind not in (0, stat.S_IFREG, stat.S_IFDIR):
-                    raise ArchiveError(f"entry {info.filename!r}: not a file or a folder")
-                path = _target(root, name, set())
-                if info.is_dir():
-                    _make_parents(root, path / "x")
-                    continue
-                _make_parents(root, path)
-                with zipped.open(info) as source:
-                    _write(source, path, bool(mode & 0o111), budget, info.filename)
+            infos = zipped.infolist()
     except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError) as error:
         raise ArchiveError(f"a broken zip archive: {error}") from None
+    if len(infos) > limits.files:  # the central directory, before any entry is judged
+        raise ArchiveError(f"more than {limits.files} entries")
+    entries = []
+    for info in infos:
+        budget.entry(info.filename)
+        name = _safe_name(info.filename, limits)
+        mode = info.external_attr >> 16
+        kind = stat.S_IFMT(mode)
+        where = f"entry {_show(info.filename)}"
+        if kind == stat.S_IFLNK:
+            raise ArchiveError(f"{where}: links are not accepted in zips")
+        if kind not in (0, stat.S_IFREG, stat.S_IFDIR):
+            raise ArchiveError(f"{where}: a device, fifo or other special file")
+        if info.is_dir() or kind == stat.S_IFDIR:
+            entries.append(Entry(name, FOLDER))
+            continue
+        budget.add(info.file_size, info.filename)  # its header's word; counted again later
+        entries.append(Entry(name, FILE, info.file_size, bool(mode & 0o111)))
+    return entries
 
 
-def _count_tar(archive: Path, limits: UnpackLimits) -> None:
-    """A first pass over the headers alone, so that an archive of too many entries is
-    refused before a single file is written."""
-    budget = _Budget(limits, archive.stat().st_size)
-    with tarfile.open(archive, "r:*") as tar:
-        for member in _members(tar, budget):
-            if member.isfile():
-                budget.add(member.size, member.name)
-
-
-def _unpack_tar(archive: Path, root: Path, budget: _Budget) -> None:
-    links: dict[PurePosixPath, str] = {}
+def _plan_tar(archive: Path, limits: UnpackLimits, budget: _Budget) -> list[Entry]:
+    entries = []
     try:
-        _count_tar(archive, budget.limits)
         with tarfile.open(archive, "r:*") as tar:
             for member in _members(tar, budget):
-                name = _safe_name(member.name)
-                path = _target(root, name, set(links))
+                name = _safe_name(member.name, limits)
+                where = f"entry {_show(member.name)}"
                 if member.isdir():
-                    _make_parents(root, path / "x")
+                    entries.append(Entry(name, FOLDER))
                 elif member.isfile():
-                    _make_parents(root, path)
-                    source = tar.extractfile(member)
-                    assert source is not None
-                    _write(source, path, bool(member.mode & 0o111), budget, member.name)
+                    budget.add(member.size, member.name)
+                    entries.append(Entry(name, FILE, member.size, bool(member.mode & 0o111)))
                 elif member.issym():
-                    links[name] = member.linkname
+                    target = member.linkname
+                    if target.startswith("/") or "\x00" in target or not target:
+                        raise ArchiveError(f"link {_show(member.name)}: points outside the folder")
+                    entries.append(Entry(name, LINK, target=target))
                 elif member.islnk():
-                    raise ArchiveError(f"entry {member.name!r}: hard links are not accepted")
+                    raise ArchiveError(f"{where}: hard links are not accepted")
                 else:
-                    raise ArchiveError(
-                        f"entry {member.name!r}: a device, fifo or other special file"
-                    )
+                    raise ArchiveError(f"{where}: a device, fifo or other special file")
     except (tarfile.TarError, EOFError, OSError) as error:
-        if isinstance(error, ArchiveError):
-            raise
         raise ArchiveError(f"a broken tar archive: {error}") from None
-    # Links last, once every file is in place, and only if they stay inside.
-    for name, target in links.items():
-        path = root.joinpath(*name.parts)
-        _make_parents(root, path)
-        if os.path.lexists(path):
-            raise ArchiveError(f"entry {str(name)!r}: repeats an earlier entry")
-        if target.startswith("/") or "\x00" in target:
-            raise ArchiveError(f"link {str(name)!r} -> {target!r}: points outside the folder")
-        os.symlink(target, path)
-    for name, target in links.items():
-        resolved = Path(os.path.realpath(root.joinpath(*name.parts)))
-        if not resolved.is_relative_to(root):
-            raise ArchiveError(f"link {str(name)!r} -> {target!r}: points outside the folder")
+    return entries
 
 
 def _members(tar: tarfile.TarFile, budget: _Budget) -> Iterator[tarfile.TarInfo]:
     """Members one at a time (``getmembers`` would read 100,000 headers before a count)."""
-    while True:
-        member = tar.next()
-        if member is None:
-            return
+    while (member := tar.next()) is not None:
         budget.entry(member.name)
         yield member
 
 
+def _check_names(entries: list[Entry]) -> None:
+    """No name twice (a folder may be named again), none under a file or a link."""
+    kinds: dict[PurePosixPath, str] = {}
+    for entry in entries:
+        if entry.name == PurePosixPath("."):
+            if entry.kind != FOLDER:
+                raise ArchiveError("entry '.': the folder itself must be a folder")
+            continue
+        seen = kinds.get(entry.name)
+        if seen is not None and not (seen == FOLDER and entry.kind == FOLDER):
+            raise ArchiveError(f"entry {_show(str(entry.name))}: repeats an earlier entry")
+        kinds[entry.name] = entry.kind
+    for entry in entries:
+        for parent in entry.name.parents:
+            kind = kinds.get(parent, FOLDER)
+            if kind == LINK:
+                raise ArchiveError(
+                    f"entry {_show(str(entry.name))}: goes through the link {_show(str(parent))}"
+                )
+            if kind == FILE:
+                raise ArchiveError(
+                    f"entry {_show(str(entry.name))}: lies under {_show(str(parent))}, a file"
+                )
+
+
+def _make_parents(root: Path, name: PurePosixPath) -> None:
+    for folder in reversed(name.parents):
+        (root / folder).mkdir(mode=0o755, exist_ok=True)
+
+
+def _write(source: IO[bytes], path: Path, entry: Entry, budget: _Budget) -> None:
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    mode = 0o755 if entry.executable else 0o644
+    with os.fdopen(os.open(path, flags, mode), "wb") as out:
+        while chunk := source.read(_CHUNK):
+            budget.add(len(chunk), str(entry.name))
+            out.write(chunk)
+    os.chmod(path, mode)  # whatever the umask
+
+
+def _place(root: Path, entry: Entry) -> Path | None:
+    """Make an entry's folders; the path its file goes to (None: a folder, or a link,
+    made last)."""
+    if entry.kind == FOLDER:
+        _make_parents(root, entry.name / "x")
+        return None
+    _make_parents(root, entry.name)
+    return root.joinpath(*entry.name.parts) if entry.kind == FILE else None
+
+
+def _write_zip(archive: Path, root: Path, entries: list[Entry], budget: _Budget) -> None:
+    try:
+        with zipfile.ZipFile(archive) as zipped:
+            for info, entry in zip(zipped.infolist(), entries, strict=True):
+                path = _place(root, entry)
+                if path is not None:
+                    with zipped.open(info) as source:
+                        _write(source, path, entry, budget)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError) as error:
+        raise ArchiveError(f"a broken zip archive: {error}") from None
+
+
+def _write_tar(archive: Path, root: Path, entries: list[Entry], budget: _Budget) -> None:
+    try:
+        with tarfile.open(archive, "r:*") as tar:
+            for member, entry in zip(tar, entries, strict=True):
+                path = _place(root, entry)
+                if path is not None:
+                    source = tar.extractfile(member)
+                    assert source is not None  # a regular file's
+                    _write(source, path, entry, budget)
+    except (tarfile.TarError, EOFError) as error:
+        raise ArchiveError(f"a broken tar archive: {error}") from None
+
+
+def _make_links(root: Path, entries: list[Entry]) -> None:
+    """Links last, once every file is in place, and only if they stay inside."""
+    links = [entry for entry in entries if entry.kind == LINK]
+    for entry in links:
+        _make_parents(root, entry.name)
+        os.symlink(entry.target, root.joinpath(*entry.name.parts))
+    for entry in links:
+        resolved = Path(os.path.realpath(root.joinpath(*entry.name.parts)))
+        if not resolved.is_relative_to(root):
+            raise ArchiveError(
+                f"link {_show(str(entry.name))} -> {_show(entry.target)}: points outside the folder"
+            )
+
+
 def check_tree(root: Path, limits: UnpackLimits) -> UnpackSummary:
     """After a build wrote into ``root``: refuse what an archive could not hold (links out,
-    hard links, special files, too much) and reset ownership-independent modes."""
+    hard links, special files, paths too deep or too long, too much) and reset modes.
+
+    The walk is iterative and never goes below ``limits.depth`` or past
+    ``limits.path_bytes``: a build's folder 100,000 deep is refused, not walked."""
     root = root.resolve()
     files = 0
     total = 0
-    for folder, dirs, names in os.walk(root, followlinks=False):
-        for entry in [*dirs, *names]:
-            path = Path(folder, entry)
+    stack = [PurePosixPath()]
+    while stack:
+        folder = stack.pop()
+        for entry in sorted(os.listdir(root.joinpath(*folder.parts))):
+            name = folder / entry
+            where = _show(str(name))
+            if len(name.parts) > limits.depth:
+                raise ArchiveError(f"the build made {where}, more than {limits.depth} names deep")
+            if len(str(name).encode(errors="surrogateescape")) > limits.path_bytes:
+                raise ArchiveError(
+                    f"the build made {where}, a path longer than {limits.path_bytes} bytes"
+                )
+            path = root.joinpath(*name.parts)
             info = path.lstat()
             files += 1
-            where = str(path.relative_to(root))
             if files > limits.files:
                 raise ArchiveError(f"the build left more than {limits.files} entries")
             if stat.S_ISLNK(info.st_mode):
                 if not Path(os.path.realpath(path)).is_relative_to(root):
-                    raise ArchiveError(
-                        f"the build made a link {where!r} pointing outside the folder"
-                    )
+                    raise ArchiveError(f"the build made a link {where} pointing outside the folder")
             elif stat.S_ISDIR(info.st_mode):
                 os.chmod(path, 0o755)
+                stack.append(name)
             elif stat.S_ISREG(info.st_mode):
                 if info.st_nlink > 1:
-                    raise ArchiveError(f"the build made a hard link {where!r}")
+                    raise ArchiveError(f"the build made a hard link {where}")
                 total += info.st_size
                 if total > limits.unpacked_bytes:
                     raise ArchiveError(
@@ -264,6 +372,6 @@ def check_tree(root: Path, limits: UnpackLimits) -> UnpackSummary:
                     )
                 os.chmod(path, 0o755 if info.st_mode & 0o111 else 0o644)
             else:
-                raise ArchiveError(f"the build made a special file {where!r}")
+                raise ArchiveError(f"the build made a special file {where}")
     os.chmod(root, 0o755)
     return UnpackSummary(files, total)

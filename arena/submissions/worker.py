@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import shutil
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -34,7 +33,8 @@ class CheckQueue:
         self._futures: dict[int, Future[None]] = {}
 
     def recover(self) -> int:
-        """Submissions left checking by a server that stopped are rejected: say so."""
+        """Submissions left checking by a server that stopped are rejected: say so; the
+        staging folder is emptied (no check runs yet)."""
         store = LadderStore.open(self.db_path)
         try:
             submissions = SubmissionStore(store)
@@ -44,7 +44,7 @@ class CheckQueue:
                 submissions.reject(
                     submission.id, "the server stopped during the check: submit it again", {}
                 )
-                shutil.rmtree(layout.staging(submission.id), ignore_errors=True)
+            layout.sweep_staging()  # theirs, and anything else a stopped server left
             return len(stale)
         finally:
             store.close()
