@@ -151,6 +151,8 @@ def build_ruleset(abi: int, paths: list[tuple[str, str]]) -> int:
             fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
         except FileNotFoundError:
             continue
+        except OSError as exc:
+            raise OSError(exc.errno, f"{path}: {exc.strerror}") from None
         try:
             is_dir = stat.S_ISDIR(os.fstat(fd).st_mode)
             rule = ctypes.create_string_buffer(path_rule(allowed_for(kind, abi, is_dir), fd))

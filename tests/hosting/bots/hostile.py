@@ -6,7 +6,9 @@ Attacks: read=PATH, listdir=PATH, write=PATH, connect=UNIX_SOCKET_PATH,
 signal=PID (SIGSTOP), ptrace=PID (PTRACE_ATTACH), fork=N (forks N sleepers, says how
 many it got), escape=MARKER (setsid, double fork, exec with an empty environment),
 flood=BYTES (writes that much to stdout and to stderr), syscall=NAME (unshare,
-keyctl, bpf, mount: raw calls a bot has no need for).  Never imports arena.
+keyctl, bpf, mount: raw calls a bot has no need for), tcp=PORT and udp=PORT (to
+127.0.0.1), hold=NAME (binds and keeps the abstract unix socket NAME), abstract=NAME
+(connects to it).  Never imports arena.
 """
 
 import ctypes
@@ -40,6 +42,9 @@ SYSCALLS = {  # x86-64 numbers
     "bpf": (321, 0, 0, 0),
     "mount": (165, 0, 0, 0, 0, 0),
 }
+
+
+held = []  # sockets this bot keeps open while it sleeps
 
 
 def attack(kind: str, value: str) -> object:
@@ -93,6 +98,39 @@ def attack(kind: str, value: str) -> object:
         return "flooded"
     if kind == "syscall":
         return raw(*SYSCALLS[value])
+    if kind == "tcp":
+
+        def tcp() -> str:
+            socket.create_connection(("127.0.0.1", int(value)), timeout=2).close()
+            return "connected"
+
+        return outcome(tcp)
+    if kind == "udp":
+
+        def udp() -> str:
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+                sock.sendto(b"pwned", ("127.0.0.1", int(value)))
+            return "sent"
+
+        return outcome(udp)
+    if kind == "hold":
+
+        def hold() -> str:
+            sock = socket.socket(socket.AF_UNIX)
+            sock.bind("\0" + value)
+            sock.listen()
+            held.append(sock)
+            return "holding"
+
+        return outcome(hold)
+    if kind == "abstract":
+
+        def abstract() -> str:
+            with socket.socket(socket.AF_UNIX) as sock:
+                sock.connect("\0" + value)
+            return "connected"
+
+        return outcome(abstract)
     return f"unknown attack {kind}"
 
 
