@@ -52,7 +52,7 @@ def isolated(level: SandboxLevel) -> None:
         if probe_host().fit(level):
             return
         pytest.skip(
-            f"[landlock] at 'limits' without Landlock an ordinary user's bots share its identity"
+            "[landlock] at 'limits' without Landlock an ordinary user's bots share its identity"
         )
     pytest.skip(f"at {level.value!r} an ordinary user's bots share its identity (README)")
 
