@@ -28,6 +28,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "sprt": ("sprt", "sequential test: is a new bot version better than an old one?"),
     "check": ("check", "check that a bot follows the protocol and the rules (any language)"),
     "play": ("play", "play Gin Rummy against a bot in the terminal"),
+    "doctor": (
+        "doctor",
+        "what each sandbox level guarantees on this host, and what strangers' bots get",
+    ),
     "serve": ("serve", "a read-only web view of ladders (safe while `arena ladder run` writes)"),
     "submit": (
         "submit",

@@ -171,7 +171,7 @@ class HostSandbox:
             files = Held(False, "no Landlock here: the host's files, with its uid's rights")
         if self.seccomp:
             tcp = ", and Landlock refuses TCP bind and connect" if abi >= 4 else ""
-            network = Held(True, f"seccomp refuses every socket but unix ones{tcp}")
+            network = Held(True, f"seccomp refuses every socket but unix ones and every connect{tcp}")
         else:
             network = Held(False, "no seccomp filter for this architecture")
         if self.root:
