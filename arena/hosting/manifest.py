@@ -20,6 +20,11 @@ a Python bot using ``arena.sdk`` needs no activated virtual environment.
 A submitted bot's manifest may also say ``build = "go build -o bot ."``: the arena runs it
 once, sandboxed, when the bot is submitted (:mod:`arena.submissions`); starting a bot
 ignores it.
+
+Before TOML sees it, a manifest is bounded: at most :data:`MAX_MANIFEST_BYTES` bytes and
+:data:`MAX_MANIFEST_NESTING` levels of arrays and inline tables (a manifest needs two;
+a file of 100,000 ``[`` would otherwise take the parser's recursion down).  The file is
+read once: the bytes bounded are the bytes parsed.
 """
 
 from __future__ import annotations
@@ -28,21 +33,27 @@ import os
 import re
 import shlex
 import sys
+import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from arena.hosting.errors import ManifestError
 from arena.hosting.limits import Limits
-from arena.tomlfile import TomlDocument, read_toml
+from arena.tomlfile import TomlDocument
 
 __all__ = [
     "BOT_PYTHON_ENV",
+    "MAX_MANIFEST_BYTES",
+    "MAX_MANIFEST_NESTING",
     "PYTHON_PLACEHOLDER",
     "RESERVED_ENV_PREFIX",
     "BotCommand",
     "bot_python",
     "load_manifest",
+    "manifest_command",
+    "read_manifest_document",
+    "toml_nesting",
 ]
 
 #: The program name that stands for the arena's Python (see the module docstring).
@@ -60,6 +71,10 @@ def bot_python() -> str:
 
 #: Variables with this prefix are set by the arena and cannot come from a manifest.
 RESERVED_ENV_PREFIX = "ARENA_"
+
+#: A manifest's size and nesting, checked before the TOML parser sees it.
+MAX_MANIFEST_BYTES = 64 * 1024
+MAX_MANIFEST_NESTING = 32
 
 _NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -93,8 +108,95 @@ def load_manifest(path: Path) -> BotCommand:
     Raises :class:`ManifestError` naming the file, the field and (when it can be
     found) the line of the first problem.
     """
-    document = read_toml(Path(path), ManifestError, "manifest")
+    return manifest_command(read_manifest_document(path))
+
+
+def manifest_command(document: TomlDocument) -> BotCommand:
+    """The command a parsed manifest describes (ManifestError at its first problem)."""
     return _Reader(document).command(document.data)
+
+
+def read_manifest_document(path: Path) -> TomlDocument:
+    """The manifest at ``path`` parsed, not yet validated (see :func:`manifest_command`):
+    bounded in size and nesting first, read once, so the bytes bounded are those parsed."""
+    path = Path(path)
+    try:
+        with open(path, "rb") as file:
+            raw = file.read(MAX_MANIFEST_BYTES + 1)
+    except OSError as exc:
+        raise ManifestError(f"{path}: cannot read manifest: {exc.strerror}") from None
+    if len(raw) > MAX_MANIFEST_BYTES:
+        raise ManifestError(
+            f"{path}: a manifest of more than {MAX_MANIFEST_BYTES // 1024} KiB "
+            "(it says how to start a bot: a few lines)"
+        )
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ManifestError(f"{path}: manifest is not valid UTF-8: {exc.reason}") from None
+    depth = toml_nesting(text)
+    if depth > MAX_MANIFEST_NESTING:
+        raise ManifestError(
+            f"{path}: arrays or inline tables nested {depth} deep, more than "
+            f"{MAX_MANIFEST_NESTING} (a manifest needs two)"
+        )
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        # Python 3.11's TOMLDecodeError has no lineno; the position is in the message.
+        found = re.search(r"at line (\d+)", str(exc))
+        line = int(found.group(1)) if found else max(1, len(text.splitlines()))
+        raise ManifestError(f"{path}:{line}: invalid TOML: {exc}") from None
+    return TomlDocument(path, text, data)
+
+
+def toml_nesting(text: str) -> int:
+    """The deepest nesting of ``[`` and ``{`` in TOML ``text``, outside strings and
+    comments, as the parser would meet it: never less (a closing bracket inside a
+    string does not count), so a text within the bound is within it for the parser."""
+    depth = deepest = 0
+    at = 0
+    end = len(text)
+    while at < end:
+        char = text[at]
+        if char == "#":
+            newline = text.find("\n", at)
+            at = end if newline < 0 else newline
+        elif char in "\"'":
+            at = _string_end(text, at)
+            continue
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth = max(depth - 1, 0)
+        at += 1
+    return deepest
+
+
+def _string_end(text: str, at: int) -> int:
+    """Where the TOML string starting at ``at`` ends (just past its closing quotes);
+    the end of ``text`` if it does not."""
+    quote = text[at]
+    escapes = quote == '"'
+    if text.startswith(quote * 3, at):
+        at += 3
+        while at < len(text):
+            if escapes and text[at] == "\\":
+                at += 2
+            elif text.startswith(quote * 3, at):
+                at += 3
+                for _ in range(2):  # up to two more quotes belong to the string
+                    if text.startswith(quote, at):
+                        at += 1
+                return at
+            else:
+                at += 1
+        return at
+    at += 1
+    while at < len(text) and text[at] not in (quote, "\n"):
+        at += 2 if escapes and text[at] == "\\" else 1
+    return at + 1
 
 
 class _Reader:

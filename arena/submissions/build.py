@@ -31,11 +31,18 @@ from arena.hosting.sandbox import (
     rlimit_command,
 )
 from arena.hosting.seccomp import filter_program
+from arena.submissions.cleanup import walk_folders
 
-__all__ = ["BuildResult", "BuildSettings", "run_build"]
+__all__ = ["BuildResult", "BuildSettings", "run_build", "strangers_level"]
 
 _OUTPUT_KEPT = 32 * 1024  # of the build's output, the report keeps its last bytes
 _SEARCH_PATH = "/usr/local/bin:/usr/bin:/bin"
+
+
+def strangers_level() -> SandboxLevel:
+    """The sandbox level a stranger's build and check run at: chosen here, and only here
+    (HostingError with the reason when it cannot be used on this host)."""
+    return resolve_level(SandboxLevel.BWRAP)
 
 
 @dataclass(frozen=True)
@@ -74,7 +81,7 @@ def run_build(
     """Run ``sh -c command`` in ``tree`` under bwrap; ``scratch`` (an empty folder of the
     server's) holds its HOME, its passwd file and its output log."""
     settings = settings or BuildSettings()
-    resolve_level(SandboxLevel.BWRAP)  # HostingError with the reason when it cannot be used
+    strangers_level()  # HostingError with the reason when it cannot be used
     identity = lease_identity()
     home = scratch / "home"
     home.mkdir(mode=0o700)
@@ -158,11 +165,11 @@ def run_build(
 
 
 def _chown_tree(tree: Path, uid: int, gid: int) -> None:
-    """Hand the tree over (links themselves, never what they point to)."""
+    """Hand the tree over (links themselves, never what they point to).  Iterative, and
+    relative to each open folder: a build may leave a tree too deep for a recursive
+    walk or for whole paths (check_tree refuses it afterwards; this must not fail)."""
     os.lchown(tree, uid, gid)
-    for folder, dirs, names in os.walk(tree, followlinks=False):
-        for entry in [*dirs, *names]:
-            os.lchown(os.path.join(folder, entry), uid, gid)
+    walk_folders(tree, lambda fd, name: os.chown(name, uid, gid, dir_fd=fd, follow_symlinks=False))
 
 
 def _passwd_files(scratch: Path, identity: SeatIdentity, home: Path) -> list[tuple[Path, str]]:

@@ -1,38 +1,52 @@
 """From an uploaded archive to an accepted version of a bot, or a rejection with its reason.
 
 Unpack (safely) into the submission's staging folder, read and vet ``bot.toml``, run
-its ``build`` in the sandbox, run ``arena check`` on the result under bwrap, refuse a
-handshake name other than the manifest's, then move the tree to its content-addressed
-place and record the version, which replaces the author's last one in the ladder.
-The staging folder is removed whatever happens; the check's logs are kept for the author.
+its ``build`` in the sandbox and check what it left, pack the tree into the one archive
+that is stored and run (:mod:`arena.submissions.stored`), unpack that and vet its
+manifest again (a field the build changed is refused, naming it), run ``arena check``
+on it under bwrap, refuse a handshake name other than the manifest's, then move it to
+its place, named by the packed archive's SHA-256, and record the version, which
+replaces the author's last one in the ladder.  The staging folder is removed whatever
+happens (:func:`~arena.submissions.cleanup.remove_tree` cannot fail on what a stranger
+wrote); the check's logs are kept for the author.
 """
 
 from __future__ import annotations
 
+import logging
 import os
+import shlex
 import shutil
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from arena.hosting.allowlist import SYSTEM_DIRS
 from arena.hosting.errors import HostingError
-from arena.hosting.manifest import load_manifest
+from arena.hosting.manifest import (
+    PYTHON_PLACEHOLDER,
+    BotCommand,
+    manifest_command,
+    read_manifest_document,
+)
 from arena.ladder.config import LadderConfig
 from arena.plugins import load_plugins
 from arena.ratings import DEFAULT_ENV
 from arena.referee.settings import TimeControl
 from arena.storage import LadderStore, StorageError
 from arena.storage.submissions_store import SubmissionStore
-from arena.submissions.build import BuildSettings, run_build
+from arena.submissions.build import BuildSettings, run_build, strangers_level
+from arena.submissions.cleanup import remove_tree
 from arena.submissions.layout import DataLayout
+from arena.submissions.stored import PACKED, pack_tree, unpack_packed
 from arena.submissions.unpack import ArchiveError, UnpackLimits, check_tree, unpack
 from arena.toolkit.check import CheckSettings, run_check
 
 __all__ = ["CheckOptions", "Rejected", "check_submission"]
 
 MANIFEST = "bot.toml"
+
+_log = logging.getLogger(__name__)
 
 
 class Rejected(ValueError):
@@ -74,7 +88,12 @@ def check_submission(
             )
             raise
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        try:
+            remove_tree(staging)
+        except OSError as error:  # not what unpack or a build wrote: the server's own trouble
+            _log.error(
+                "cannot remove the staging folder of submission %d: %s", submission_id, error
+            )
         store.close()
 
 
@@ -93,35 +112,14 @@ def _check(
     tree.mkdir(mode=0o755)
     summary = unpack(staging / "archive", tree, options.unpack)
     report["archive"] = {"sha256": sha256, "files": summary.files, "bytes": summary.bytes}
-    manifest_path = tree / MANIFEST
-    if not manifest_path.is_file() or manifest_path.is_symlink():
-        raise Rejected(f"no {MANIFEST} at the archive's root")
-    manifest_text = manifest_path.read_text(errors="replace")
-    try:
-        raw = tomllib.loads(manifest_text)
-    except tomllib.TOMLDecodeError as error:
-        raise Rejected(f"{MANIFEST}: not valid TOML: {error}") from None
-    try:
-        command = load_manifest(manifest_path)
-    except HostingError as error:
-        raise Rejected(str(error).replace(str(tree) + "/", "")) from None
-    name = command.name
+    vetted = _vet(tree)
+    name = vetted.command.name
     submissions.set_bot_name(submission_id, name)
-    report["manifest"] = {"name": name, "command": list(command.argv)}
-    root = tree.resolve()
-    if command.cwd is not None and not command.cwd.is_relative_to(root):
-        raise Rejected(f"{MANIFEST}: working_directory must be inside the submission's folder")
-    for path in command.read_only_paths:
-        if not path.is_relative_to(root):
-            raise Rejected(
-                f"{MANIFEST}: sandbox.read_only may name only paths inside the submission's "
-                f"folder, not {path}"
-            )
-    _vet_program(command.argv[0], command.cwd or root, root, command.env)
+    report["manifest"] = {"name": name, "command": list(vetted.command.argv)}
     problem = submissions.name_problem(author_id, name)
     if problem is not None:
         raise Rejected(problem)
-    build = raw.get("build")
+    build = vetted.data.get("build")
     if build is not None:
         if not isinstance(build, str) or not build.strip():
             raise Rejected(f"{MANIFEST}: build must be a command line (a string)")
@@ -134,15 +132,25 @@ def _check(
             last = result.output.strip().splitlines()[-1:] or ["(no output)"]
             raise Rejected(f"the build {how}: {last[0][:300]}")
         check_tree(tree, options.unpack)
+    # What is stored, checked and run is one archive of the tree as it is now; the
+    # check runs it unpacked from that archive, vetted again there.
+    packed = staging / PACKED
+    stored_sha = pack_tree(tree, packed)
+    final = staging / "final"
+    final.mkdir(mode=0o755)
+    unpack_packed(packed, final, options.unpack)
+    remove_tree(tree)
+    _vet(final, before=vetted)
+    report["stored"] = {"sha256": stored_sha}
     config = LadderConfig.from_json(store.config_json())
     logs = layout.logs(submission_id)
     plugins = load_plugins(config.plugins, autoload=config.autoload_plugins)
     checked = run_check(
-        str(manifest_path),
+        str(final / MANIFEST),
         plugins,
         CheckSettings(
             time_control=options.time_control or config.time_control,
-            sandbox="bwrap",  # strangers' code: never below
+            sandbox=strangers_level().value,  # the build's, chosen in one place
             games=options.games,
             only=(config.game,),
             log_dir=logs,
@@ -162,7 +170,101 @@ def _check(
     if not checked.passed:
         failed = [result.name for result in checked.results if result.status.value == "fail"]
         raise Rejected(f"the conformance check failed: {', '.join(failed)}")
-    _accept(store, submissions, layout, submission_id, author_id, sha256, name, tree, report)
+    _accept(store, submissions, layout, submission_id, author_id, stored_sha, name, final, report)
+
+
+@dataclass(frozen=True)
+class _Vetted:
+    command: BotCommand
+    data: dict[str, Any]
+
+
+def _vet(root: Path, before: _Vetted | None = None) -> _Vetted:
+    """Read and vet the manifest at ``root``'s top (Rejected with the reason); with
+    ``before``, the same manifest after the build: refused if any field changed."""
+    manifest = root / MANIFEST
+    if not manifest.is_file() or manifest.is_symlink():
+        if before is not None:
+            raise Rejected(f"the build removed {MANIFEST} or made it a link")
+        raise Rejected(f"no {MANIFEST} at the archive's root")
+    resolved = root.resolve()
+    try:
+        document = read_manifest_document(manifest)
+    except HostingError as error:
+        raise Rejected(_own_words(error, resolved)) from None
+    data = document.data
+    if before is not None:
+        changed = _changed_field(before.data, data)
+        if changed is not None:
+            raise Rejected(
+                f"{MANIFEST}: the build changed {changed!r}; a manifest is vetted before "
+                "the build and may not change in it"
+            )
+    _vet_paths(data, resolved)
+    try:
+        command = manifest_command(document)
+    except HostingError as error:
+        raise Rejected(_own_words(error, resolved)) from None
+    _vet_program(command.argv[0], command.cwd or resolved, resolved, command.env)
+    return _Vetted(command, data)
+
+
+def _own_words(error: Exception, root: Path) -> str:
+    """A manifest error as its author sees it: paths in their folder, not the server's."""
+    return str(error).replace(f"{root}/", "").replace(str(root), ".")
+
+
+def _changed_field(before: dict[str, Any], after: dict[str, Any]) -> str | None:
+    """The first field (``limits.memory_mb``, ``command``...) that differs, or None."""
+    for key in sorted(before.keys() | after.keys()):
+        old, new = before.get(key), after.get(key)
+        if isinstance(old, dict) and isinstance(new, dict):
+            inner = _changed_field(old, new)
+            if inner is not None:
+                return f"{key}.{inner}"
+        elif old != new or type(old) is not type(new):
+            return key
+    return None
+
+
+def _vet_paths(data: dict[str, Any], root: Path) -> None:
+    """Paths a manifest names stay in the submission's folder (judged before the manifest
+    is read further, so that whether a host path exists is never told)."""
+    directory = data.get("working_directory")
+    if isinstance(directory, str) and not _inside(root, directory):
+        raise Rejected(f"{MANIFEST}: working_directory must be inside the submission's folder")
+    sandbox = data.get("sandbox")
+    paths = sandbox.get("read_only") if isinstance(sandbox, dict) else None
+    for path in paths if isinstance(paths, list) else ():
+        if isinstance(path, str) and not _inside(root, path):
+            raise Rejected(
+                f"{MANIFEST}: sandbox.read_only may name only paths inside the submission's "
+                f"folder, not {path!r}"
+            )
+    command = data.get("command")
+    words = _words(command)
+    if words[:1] == [PYTHON_PLACEHOLDER]:
+        raise Rejected(
+            f"{MANIFEST}: command: {PYTHON_PLACEHOLDER} is the arena's own Python, for the "
+            "ladder's own bots; a submitted bot names its program (python3, node, ./bot)"
+        )
+
+
+def _inside(root: Path, text: str) -> bool:
+    return (root / text).resolve().is_relative_to(root)
+
+
+def _words(command: object) -> list[str]:
+    """The words of a manifest's command as the manifest reader splits them ([] if it
+    cannot: the reader says why)."""
+    if isinstance(command, list):
+        return [str(word) for word in command]
+    if isinstance(command, str):
+        try:
+            return shlex.split(command)
+        except ValueError:
+            return []
+    return []
 
 
 def _vet_program(program: str, cwd: Path, root: Path, env: dict[str, str]) -> None:
@@ -182,7 +284,7 @@ def _vet_program(program: str, cwd: Path, root: Path, env: dict[str, str]) -> No
     if path.is_relative_to(root) or any(path.is_relative_to(top) for top in SYSTEM_DIRS):
         return
     raise Rejected(
-        f"{MANIFEST}: command: the program {program!r} is {found}, neither in the "
+        f"{MANIFEST}: command: the program {program!r} is neither in the "
         f"submission's folder nor in the system's ({', '.join(SYSTEM_DIRS[:3])}...)"
     )
 
@@ -200,11 +302,12 @@ def _accept(
 ) -> None:
     place = layout.archive(sha256)
     if place.exists():
-        raise Rejected("this archive is already an accepted version (same SHA-256)")
+        raise Rejected("these files are already an accepted version (the same SHA-256 once built)")
     partial = place.with_name(place.name + ".partial")
-    shutil.rmtree(partial, ignore_errors=True)
+    remove_tree(partial)
     partial.mkdir(mode=0o755)
     os.replace(tree.parent / "archive", partial / "archive")
+    os.replace(tree.parent / PACKED, partial / PACKED)
     os.replace(tree, partial / "bot")
     os.replace(partial, place)  # one rename: the version's folder is there whole or not at all
     try:
@@ -219,5 +322,5 @@ def _accept(
             DEFAULT_ENV.initial(),
         )
     except BaseException:
-        shutil.rmtree(place, ignore_errors=True)
+        remove_tree(place)
         raise

@@ -570,3 +570,4 @@ def test_walk_folders_visits_every_entry_at_any_depth(tmp_path: Path) -> None:
     walk_folders(top, lambda _fd, name: seen.append(name))
     assert len(seen) == 3 * 1500 + 1
     assert sorted(set(seen)) == ["d", "e", "f", "root"]
+    remove_tree(top)  # (pytest's own clean-up of old runs uses shutil.rmtree)
