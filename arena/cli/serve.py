@@ -28,6 +28,31 @@ def register(commands: Any) -> None:
         help="also take bot submissions from authors (one DB only): upload API, sign-in pages",
     )
     add_submission_options(parser)
+    clients = parser.add_argument_group("slow and greedy clients (docs/SUBMISSIONS.md)")
+    clients.add_argument(
+        "--header-timeout",
+        type=float,
+        default=60.0,
+        help="seconds for a request's whole head (default 60, as nginx)",
+    )
+    clients.add_argument(
+        "--body-timeout",
+        type=float,
+        default=60.0,
+        help="longest wait for a request body's next bytes (default 60, as nginx)",
+    )
+    clients.add_argument(
+        "--body-min-rate",
+        type=float,
+        default=500.0,
+        help="bytes a second a body must average after --body-timeout (default 500)",
+    )
+    clients.add_argument(
+        "--connections-per-address",
+        type=int,
+        default=64,
+        help="connections open at once from one client address (default 64)",
+    )
     add_plugin_options(parser)  # replays of a plugin's game are drawn through its plugin
     parser.set_defaults(run=_run)
 
@@ -37,6 +62,7 @@ def _run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from arena.web import create_app, open_ladders
+    from arena.web.guard import ClientLimits, guarded_protocol
 
     if not 1 <= args.port <= 65535:
         raise ValueError(f"--port {args.port}: must be 1-65535")
@@ -48,8 +74,19 @@ def _run(args: argparse.Namespace) -> int:
         from arena.submissions.http import mount
 
         mount(app, submission_service(args.dbs[0], args))
+    limits = ClientLimits(
+        header_timeout=args.header_timeout,
+        body_timeout=args.body_timeout,
+        body_min_rate=args.body_min_rate,
+        connections_per_address=args.connections_per_address,
+    )
     config = uvicorn.Config(
-        app, host=args.host, port=args.port, log_level="warning", server_header=False
+        app,
+        host=args.host,
+        port=args.port,
+        log_level="warning",
+        server_header=False,
+        http=guarded_protocol(limits),
     )
     server = uvicorn.Server(config)
     names = ", ".join(ladder.name for ladder in ladders.ladders)

@@ -290,26 +290,22 @@ class SubmissionStore:
                     10,
                 )
             since = (now - timedelta(hours=1)).isoformat(timespec="seconds")
-            recent = [
+            counted = [  # the hour's submissions and the uploads in flight, oldest first
                 row[0]
                 for row in self.db.execute(
                     "SELECT created FROM submissions WHERE author_id = ? AND created >= ? "
-                    "ORDER BY created",
-                    (author_id, since),
+                    "UNION ALL SELECT created FROM upload_slots WHERE author_id = ? "
+                    "ORDER BY 1",
+                    (author_id, since, author_id),
                 )
             ]
-            if len(recent) + mine >= quotas.per_hour:
-                if not recent:  # all of them still uploading
-                    return Refusal(
-                        f"at most {quotas.per_hour} submissions an hour: "
-                        "one frees when one of your uploads ends",
-                        10,
-                    )
-                frees = datetime.fromisoformat(recent[0]) + timedelta(hours=1)
+            if len(counted) >= quotas.per_hour:
+                frees = max(now, datetime.fromisoformat(counted[0]) + timedelta(hours=1))
                 wait = max(1, math.ceil((frees - now).total_seconds()))
+                soon = ", or when an upload of yours in flight is refused" if mine else ""
                 return Refusal(
                     f"at most {quotas.per_hour} submissions an hour: the next one frees at "
-                    f"{frees.strftime('%H:%M:%S')} UTC (in {wait} s)",
+                    f"{frees.strftime('%H:%M:%S')} UTC (in {wait} s){soon}",
                     wait,
                 )
             stored = self.stored_bytes(author_id)
