@@ -138,7 +138,7 @@ def runtime_paths(program: str, cwd: Path, search_path: str) -> list[Path]:
     links keep working inside the sandbox.
     """
     found = (cwd / program) if os.sep in program else shutil.which(program, path=search_path)
-    if found is None:
+    if found is None or not os.path.exists(found):
         return []
     needed: list[Path] = []
     for candidate in dict.fromkeys([Path(os.path.abspath(found)), Path(found).resolve()]):
@@ -157,7 +157,7 @@ def runtime_paths(program: str, cwd: Path, search_path: str) -> list[Path]:
             needed.append(candidate.parent.parent)  # the stdlib lives beside bin/
         else:
             needed.append(candidate)
-    return needed
+    return list(dict.fromkeys(needed))
 
 
 def _editable_sources(venv: Path) -> list[Path]:

@@ -1,0 +1,95 @@
+"""The launcher's Landlock arithmetic, pinned to the kernel's ABI (linux/landlock.h),
+and the launcher run for real: what it applies, in which order, and that it fails
+closed."""
+
+from __future__ import annotations
+
+import subprocess
+import struct
+from pathlib import Path
+
+import pytest
+
+from arena.hosting import confine
+from arena.hosting.confine import (
+    allowed_for,
+    handled_fs,
+    handled_net,
+    landlock_abi,
+    path_rule,
+    ruleset_attr,
+    scopes,
+)
+from arena.hosting.sandbox import _wrapped
+
+
+def test_rights_grow_with_the_abi() -> None:
+    assert [handled_fs(abi) for abi in range(1, 8)] == [
+        0x1FFF, 0x3FFF, 0x7FFF, 0x7FFF, 0xFFFF, 0xFFFF, 0xFFFF
+    ]  # fmt: skip
+    assert [handled_net(abi) for abi in range(1, 8)] == [0, 0, 0, 3, 3, 3, 3]
+    assert [scopes(abi) for abi in range(1, 8)] == [0, 0, 0, 0, 0, 3, 3]
+
+
+def test_the_ruleset_attribute_is_as_long_as_the_abi_knows() -> None:
+    assert ruleset_attr(1) == struct.pack("=Q", 0x1FFF)
+    assert ruleset_attr(3) == struct.pack("=Q", 0x7FFF)
+    assert ruleset_attr(4) == struct.pack("=QQ", 0x7FFF, 3)
+    assert ruleset_attr(5) == struct.pack("=QQ", 0xFFFF, 3)
+    assert ruleset_attr(6) == struct.pack("=QQQ", 0xFFFF, 3, 3)
+    assert ruleset_attr(7) == struct.pack("=QQQ", 0xFFFF, 3, 3)
+    assert path_rule(5, 3) == struct.pack("=Qi", 5, 3) and len(path_rule(5, 3)) == 12
+
+
+def test_what_each_kind_of_path_grants() -> None:
+    assert allowed_for("ro", 7, is_dir=True) == 0b1101  # execute, read file, read dir
+    assert allowed_for("ro", 7, is_dir=False) == 0b0101  # a file has no listing
+    assert allowed_for("rw", 7, is_dir=True) == 0xFFFF
+    assert allowed_for("rw", 7, is_dir=False) == 0b1100000000000111  # ioctl, truncate, x, w, r
+    assert allowed_for("rw", 1, is_dir=True) == 0x1FFF  # no more than the ABI handles
+    assert allowed_for("rw", 2, is_dir=False) == 0b111
+    assert allowed_for("dev", 7, is_dir=False) == 0b0110  # read and write, no execute
+    assert confine.FILE_RIGHTS == 0xC007
+
+
+def run_launcher(specs: list[str], *argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(_wrapped(specs, list(argv)), capture_output=True, text=True, timeout=30)
+
+
+def test_the_launcher_confines_what_it_execs(tmp_path: Path) -> None:
+    if landlock_abi() == 0:
+        pytest.skip("[landlock] this kernel offers no Landlock")
+    allowed, closed = tmp_path / "allowed", tmp_path / "closed"
+    allowed.mkdir()
+    closed.mkdir()
+    (closed / "secret").write_text("secret")
+    specs = ["nnp", f"landlock={landlock_abi()}", "ro=/usr", f"rw={allowed}"]
+    script = f"echo hi > {allowed}/out; cat {closed}/secret; ls {tmp_path}; echo done"
+    done = run_launcher(specs, "/bin/sh", "-c", script)
+    assert (allowed / "out").read_text() == "hi\n"
+    assert "secret" not in done.stdout and "Permission denied" in done.stderr
+    assert done.stdout.strip().endswith("done")
+    unconfined = run_launcher(["nnp"], "/bin/sh", "-c", f"cat {closed}/secret")
+    assert unconfined.stdout == "secret"  # the same without the ruleset: it is what denies
+
+
+def test_limits_are_applied_before_the_exec() -> None:
+    done = run_launcher(
+        ["RLIMIT_NOFILE=17:17", "nnp"],
+        "/bin/sh",
+        "-c",
+        "ulimit -n; grep NoNewPrivs /proc/self/status",
+    )
+    assert done.stdout.split() == ["17", "NoNewPrivs:", "1"], done.stderr
+
+
+def test_a_program_outside_the_jail_is_named(tmp_path: Path) -> None:
+    if landlock_abi() == 0:
+        pytest.skip("[landlock] this kernel offers no Landlock")
+    program = tmp_path / "tool"
+    program.write_text("#!/bin/sh\necho ran\n")
+    program.chmod(0o755)
+    done = run_launcher(["nnp", f"landlock={landlock_abi()}", "ro=/usr"], str(program))
+    assert done.returncode == 127 and "ran" not in done.stdout
+    assert f"arena: cannot run '{program}'" in done.stderr
+    assert "outside the jail's allow-list" in done.stderr
