@@ -4,8 +4,8 @@ closed."""
 
 from __future__ import annotations
 
-import subprocess
 import struct
+import subprocess
 from pathlib import Path
 
 import pytest
