@@ -104,6 +104,7 @@ bench: $(STAMP) $(REFERENCE_STAMP)
 	  PYTHONPATH=build/compiled $(BIN)/python benchmarks/bench_protocol.py; fi
 	$(BIN)/python benchmarks/bench_rummy.py
 	$(BIN)/python benchmarks/bench_startup.py
+	$(BIN)/python benchmarks/bench_jail.py
 	$(BIN)/python benchmarks/bench_throughput.py
 	$(BIN)/python benchmarks/bench_ladder.py
 	$(BIN)/python benchmarks/bench_dask.py

@@ -24,6 +24,7 @@ QUICK = [
     ("bench_fuzz.py", ["--cases", "20"], "exceptions escaped the referee (must be 0)     | 0 |"),
     ("bench_web.py", ["--bots", "4", "--matches", "20", "--requests", "5"], "without the v2"),
     ("bench_ladder.py", ["--quick"], "continuous / round-robin"),
+    ("bench_jail.py", ["--quick"], "Python bot, ready: ms to start"),
 ]
 
 
