@@ -23,6 +23,7 @@ from arena.cli.games import game_spec
 from arena.cli.match_report import GameLines, elo_summary, elo_text, plural
 from arena.hosting.host import probe_host
 from arena.hosting.launcher import LaunchSettings, UnstartableBotError
+from arena.hosting.sandbox import SandboxLevel
 from arena.plugins import MatchContext
 from arena.privatefiles import private_folder
 from arena.referee.match import MatchConfig, Seat, play_match
@@ -194,7 +195,10 @@ def _print_table(result: MatchResult) -> None:
         print(elo)
     if result.replay_path:
         print(f"replay: {result.replay_path}")
+    host = probe_host()
     for level in sorted({record.sandbox for record in result.seats}):
-        warning = probe_host().warning(level)
+        if level in {known.value for known in SandboxLevel}:
+            print(host.summary(SandboxLevel(level)))
+        warning = host.warning(level)
         if warning:
             print(f"warning: {warning}")

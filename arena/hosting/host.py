@@ -109,6 +109,15 @@ class HostSandbox:
             + "; ".join(self.missing(SandboxLevel.LIMITS))
         )
 
+    def summary(self, level: SandboxLevel) -> str:
+        """One line for a match table: what ``level`` holds here, and what not."""
+        rows = self.guarantees(level)
+        held = [g.value for g in Guarantee if rows[g].held]
+        open_ = [g.value for g in Guarantee if not rows[g].held]
+        fit = "fit for strangers" if self.fit(level) else "not fit for strangers"
+        text = f"sandbox {level.value} here: {fit}; holds {', '.join(held) or 'nothing'}"
+        return text + (f"; not {', '.join(open_)}" if open_ else "")
+
     def warning(self, level: str) -> str | None:
         """What to tell an operator whose bots run at ``level`` (the name, as a
         match's seats record it) without the filesystem or other seats' guarantees
@@ -171,7 +180,9 @@ class HostSandbox:
             files = Held(False, "no Landlock here: the host's files, with its uid's rights")
         if self.seccomp:
             tcp = ", and Landlock refuses TCP bind and connect" if abi >= 4 else ""
-            network = Held(True, f"seccomp refuses every socket but unix ones and every connect{tcp}")
+            network = Held(
+                True, f"seccomp refuses every socket but unix ones and every connect{tcp}"
+            )
         else:
             network = Held(False, "no seccomp filter for this architecture")
         if self.root:

@@ -78,3 +78,20 @@ def test_without_landlock_or_bwrap_it_says_what_is_missing_and_exits_1(
     assert "Strangers' bots cannot run here: no sandbox level here is fit" in text
     assert "limits: filesystem: no Landlock here" in text
     assert "Landlock: not offered by this kernel" in text  # the advice
+
+
+def test_the_match_table_says_what_its_level_holds_here() -> None:
+    if landlock_abi() == 0:
+        pytest.skip("[landlock] this kernel offers no Landlock")
+    ran = subprocess.run(
+        [str(ARENA), "match", "random", "random", "--games", "1", "--hands", "--sandbox", "limits"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert (
+        "sandbox limits here: fit for strangers; holds filesystem, network, other seats, "
+        "processes, memory" in ran.stdout
+    )
+    assert "warning" not in ran.stdout
