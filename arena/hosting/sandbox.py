@@ -220,8 +220,11 @@ def _folders_above(paths: Sequence[Path]) -> list[Path]:
 
 @functools.cache
 def _confine_source() -> str:
-    """The source :func:`_wrapped` runs: :mod:`arena.hosting.confine`, stdlib only."""
-    return Path(confine.__file__).read_text()
+    """The source :func:`_wrapped` runs: :mod:`arena.hosting.confine`, stdlib only, as
+    its loader has it (the module as imported, which a mutation run replaces)."""
+    get_source = getattr(confine.__loader__, "get_source", None)
+    source = get_source(confine.__name__) if get_source is not None else None
+    return source if isinstance(source, str) else Path(confine.__file__).read_text()
 
 
 def rlimit_command(

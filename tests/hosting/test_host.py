@@ -1,0 +1,159 @@
+"""Which levels are fit for strangers on which host: every probe outcome that matters
+(root or not, bwrap or not, the Landlock ABI, seccomp), and what the arena says."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from arena.hosting.errors import HostingError
+from arena.hosting.host import FIT_FOR_STRANGERS, Guarantee, HostSandbox, probe_host
+from arena.hosting.host import strangers_level as choose
+from arena.hosting.sandbox import SandboxLevel
+
+NONE, LIMITS, BWRAP = SandboxLevel.NONE, SandboxLevel.LIMITS, SandboxLevel.BWRAP
+NO_BWRAP = "bwrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
+
+
+def host(
+    root: bool = False, bwrap: str | None = None, abi: int = 7, seccomp: bool = True
+) -> HostSandbox:
+    return HostSandbox(
+        root=root, bwrap_problem=bwrap, landlock_abi=abi, seccomp=seccomp, cgroups="-"
+    )
+
+
+def held(machine: HostSandbox, level: SandboxLevel) -> set[str]:
+    return {g.value for g, row in machine.guarantees(level).items() if row.held}
+
+
+def test_what_a_level_must_hold_for_strangers() -> None:
+    assert FIT_FOR_STRANGERS == (
+        Guarantee.FILESYSTEM, Guarantee.NETWORK, Guarantee.OTHER_SEATS, Guarantee.PROCESSES
+    )  # fmt: skip
+    assert [g.value for g in Guarantee] == [
+        "filesystem", "network", "other seats", "processes", "memory", "uid"
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("root", [True, False], ids=["root", "user"])
+def test_bwrap_holds_everything_where_it_runs(root: bool) -> None:
+    assert held(host(root=root), BWRAP) == {g.value for g in Guarantee}
+    assert host(root=root).fit(BWRAP)
+    assert host(root=root).strangers_level() is BWRAP
+    broken = host(root=root, bwrap="no user namespaces")
+    assert held(broken, BWRAP) == set()
+    assert broken.missing(BWRAP) == ["no user namespaces"]
+    assert broken.strangers_level() is LIMITS
+
+
+def test_landlock_limits_as_root_and_as_a_user() -> None:
+    assert held(host(root=True), LIMITS) == {g.value for g in Guarantee}
+    assert held(host(root=False), LIMITS) == {g.value for g in Guarantee} - {"uid"}
+    assert host(root=False).fit(LIMITS) and host(root=True).fit(LIMITS)
+
+
+def test_limits_as_a_user_needs_landlock_6_to_keep_seats_apart() -> None:
+    old = host(root=False, abi=5)
+    assert old.missing(LIMITS) == [
+        "other seats: shares your uid and Landlock ABI 5 < 6 scopes no signals"
+    ]
+    assert host(root=True, abi=5).fit(LIMITS)  # its own uid keeps seats apart
+    assert host(root=False, abi=6).fit(LIMITS)
+    assert "Landlock: ABI 5; ABI 6 (Linux 6.12)" in " ".join(old.advice())
+
+
+def test_limits_without_landlock_or_seccomp_is_not_fit() -> None:
+    bare = host(root=True, abi=0)
+    assert bare.missing(LIMITS) == [
+        "filesystem: no Landlock here: the host's files, with its uid's rights"
+    ]
+    assert host(root=True, seccomp=False).missing(LIMITS) == [
+        "network: no seccomp filter for this architecture"
+    ]
+    assert host(root=False, abi=0).missing(LIMITS) == [
+        "filesystem: no Landlock here: the host's files, with its uid's rights",
+        "other seats: shares your uid and Landlock ABI 0 < 6 scopes no signals",
+    ]
+    network = host(abi=3).guarantees(LIMITS)[Guarantee.NETWORK]
+    assert network.held and "Landlock refuses TCP" not in network.how
+    assert "Landlock refuses TCP" in host(abi=4).guarantees(LIMITS)[Guarantee.NETWORK].how
+
+
+def test_none_is_never_fit() -> None:
+    for root in (True, False):
+        machine = host(root=root)
+        assert not machine.fit(NONE)
+        assert held(machine, NONE) == ({"other seats", "uid"} if root else set())
+        assert machine.missing(NONE)[:2] == [
+            "filesystem: the host's files, with its uid's rights",
+            "network: the host's network",
+        ]
+
+
+def test_where_nothing_is_fit_the_refusal_names_what_is_missing() -> None:
+    with pytest.raises(HostingError) as refused:
+        host(root=True, bwrap=NO_BWRAP, abi=0).strangers_level()
+    assert str(refused.value) == (
+        f"no sandbox level here is fit for strangers' bots: bwrap: {NO_BWRAP}; limits: "
+        "filesystem: no Landlock here: the host's files, with its uid's rights"
+    )
+
+
+def test_the_level_asked_for_is_kept_only_if_fit(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("arena.hosting.host.probe_host", lambda: host(bwrap=NO_BWRAP))
+    assert choose("auto") is LIMITS
+    assert choose("limits") is LIMITS
+    with pytest.raises(
+        HostingError,
+        match="sandbox level 'bwrap' is not fit for strangers' bots here: bwrap is not",
+    ):
+        choose("bwrap")
+    with pytest.raises(HostingError, match="sandbox level 'none' is not fit .*: filesystem: "):
+        choose("none")
+    with pytest.raises(HostingError, match="unknown sandbox level 'jail'"):
+        choose("jail")
+
+
+def test_the_warning_goes_where_landlock_keeps_a_users_bots_apart() -> None:
+    user = host(root=False)
+    assert user.warning("limits") is None
+    assert user.warning("bwrap") is None
+    assert user.warning("in-process") is None
+    assert user.warning("none") == (
+        "bots run as your own user at sandbox level 'none': they can read your files and "
+        "signal each other; see `arena doctor` for what this host lacks"
+    )
+    assert host(root=False, abi=0).warning("limits") is not None
+    assert host(root=True).warning("none") is None
+
+
+def test_the_summary_line() -> None:
+    assert host(root=False).summary(LIMITS) == (
+        "sandbox limits here: fit for strangers; holds filesystem, network, other seats, "
+        "processes, memory; not uid"
+    )
+    assert host(root=True).summary(BWRAP) == (
+        "sandbox bwrap here: fit for strangers; holds filesystem, network, other seats, "
+        "processes, memory, uid"
+    )
+
+
+def test_advice_says_what_to_install_or_change() -> None:
+    assert host(root=True).advice() == []
+    advice = host(root=False, bwrap=NO_BWRAP, abi=0, seccomp=False).advice()
+    assert [line.split(":")[0] for line in advice] == [
+        "bwrap",
+        "Landlock",
+        "seccomp",
+        "run as root to give every bot a uid of its own (exact process limits, no shared identity at any level)",
+    ]
+    assert "ARENA_BWRAP=PATH" in advice[0]
+
+
+def test_the_probe_reads_this_host() -> None:
+    probed = probe_host()
+    assert probed.root == (os.geteuid() == 0)
+    assert probed.seccomp  # x86-64 with a seccomp-enabled kernel: this project's machines
+    assert probed.cgroups
