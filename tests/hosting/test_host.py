@@ -110,7 +110,7 @@ def test_the_level_asked_for_is_kept_only_if_fit(monkeypatch: pytest.MonkeyPatch
         match="sandbox level 'bwrap' is not fit for strangers' bots here: bwrap is not",
     ):
         choose("bwrap")
-    with pytest.raises(HostingError, match="sandbox level 'none' is not fit .*: filesystem: "):
+    with pytest.raises(HostingError, match=r"sandbox level 'none' is not fit .*: filesystem: "):
         choose("none")
     with pytest.raises(HostingError, match="unknown sandbox level 'jail'"):
         choose("jail")
