@@ -210,7 +210,8 @@ def test_hostile_uploads_are_rejected_and_leave_nothing(
         listener.close()
     assert listener.connections == 0
     # Nothing of any of them is left: no staging folder, no archive, nothing beside them.
-    assert data_files(ladder) == {"archives", "staging"}
+    # (uploads/: where bodies are received, emptied as each becomes a submission)
+    assert data_files(ladder) == {"archives", "staging", "uploads"}
     assert not (tmp_path / "x").exists() and not Path("/x").exists()
     left = {
         p.name for p in tmp_path.iterdir() if not p.name.startswith(("server-", "open.sqlite-"))
