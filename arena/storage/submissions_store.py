@@ -312,7 +312,7 @@ class SubmissionStore:
             if stored >= quotas.disk_bytes:
                 return Refusal(
                     f"at most {quotas.disk_bytes // _MIB} MiB stored per author: your "
-                    f"versions take {stored // _MIB} MiB; it frees only when the ladder's "
+                    f"versions take {stored / _MIB:.1f} MiB; it frees only when the ladder's "
                     "keeper removes versions",
                     None,
                 )
@@ -349,16 +349,28 @@ class SubmissionStore:
         ).fetchone()
         return int(row[0])
 
+    def _version_bytes(self, tree: Path, sha256: str, submission_id: int) -> int:
+        """What a version takes: its whole folder when the tree sits in one of its own
+        (``archives/SHA256/bot``, beside the archives kept with it), else the tree and
+        the uploaded archive."""
+        if tree.parent.name == sha256:
+            return tree_bytes(tree.parent)
+        row = self.db.execute(
+            "SELECT archive_bytes FROM submissions WHERE id = ?", (submission_id,)
+        ).fetchone()
+        return tree_bytes(tree) + (int(row[0]) if row else 0)
+
     def _count_unmeasured_versions(self, author_id: int) -> None:
         """Versions stored before sizes were recorded: measure them once, from the disk."""
         rows = self.db.execute(
-            "SELECT v.id, v.path, s.archive_bytes FROM bot_versions v "
-            "JOIN submissions s ON s.id = v.submission_id "
-            "WHERE v.author_id = ? AND v.stored_bytes IS NULL",
+            "SELECT id, path, archive_sha256, submission_id FROM bot_versions "
+            "WHERE author_id = ? AND stored_bytes IS NULL",
             (author_id,),
         ).fetchall()
         for row in rows:
-            size = tree_bytes(Path(row["path"])) + int(row["archive_bytes"])
+            size = self._version_bytes(
+                Path(row["path"]), row["archive_sha256"], row["submission_id"]
+            )
             with self.ladder.transaction():
                 self.db.execute(
                     "UPDATE bot_versions SET stored_bytes = ? WHERE id = ?", (size, row["id"])
@@ -465,10 +477,7 @@ class SubmissionStore:
         transaction: it starts from the last version's mu with sigma reset (README).
         What it takes on disk (the tree at ``path`` and the archive) counts against its
         author's disk quota."""
-        uploaded = self.db.execute(
-            "SELECT archive_bytes FROM submissions WHERE id = ?", (submission_id,)
-        ).fetchone()
-        stored = tree_bytes(Path(path)) + (int(uploaded[0]) if uploaded else 0)
+        stored = self._version_bytes(Path(path), sha256, submission_id)
         with self.ladder.transaction():
             problem = self.name_problem(author_id, bot_name)
             if problem is not None:
