@@ -24,10 +24,12 @@ searchable by all, so a bot's own uid can read them; no set-uid or sticky bits.
 
 from __future__ import annotations
 
+import enum
 import os
 import stat
 import tarfile
 import zipfile
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -36,6 +38,7 @@ from typing import IO
 __all__ = [
     "ArchiveError",
     "Entry",
+    "Kind",
     "UnpackLimits",
     "UnpackSummary",
     "archive_kind",
@@ -70,7 +73,13 @@ class UnpackSummary:
     bytes: int
 
 
-FILE, FOLDER, LINK = "file", "folder", "link"
+class Kind(enum.Enum):
+    FILE = enum.auto()
+    FOLDER = enum.auto()
+    LINK = enum.auto()
+
+
+FILE, FOLDER, LINK = Kind.FILE, Kind.FOLDER, Kind.LINK
 
 
 @dataclass(frozen=True)
@@ -78,9 +87,8 @@ class Entry:
     """One entry of an archive, judged safe on its own and among the others."""
 
     name: PurePosixPath
-    kind: str  # FILE, FOLDER or LINK
-    size: int = 0  # as its header says
-    executable: bool = False
+    kind: Kind
+    executable: bool
     target: str = ""  # a link's
 
 
@@ -153,13 +161,10 @@ def unpack(archive: Path, destination: Path, limits: UnpackLimits | None = None)
     entries = plan(archive, limits)  # refuses before anything is written
     root = destination.resolve()
     budget = _Budget(limits, size)
-    try:
-        if archive_kind(_head(archive)) == "zip":
-            _write_zip(archive, root, entries, budget)
-        else:
-            _write_tar(archive, root, entries, budget)
-    except OSError as error:  # e.g. the disk is full: the entry, not the server's path
-        raise ArchiveError(f"the archive cannot be unpacked: {error.strerror}") from None
+    if archive_kind(_head(archive)) == "zip":
+        _write_zip(archive, root, entries, budget)
+    else:
+        _write_tar(archive, root, entries, budget)
     _make_links(root, entries)
     return UnpackSummary(len(entries), budget.bytes)
 
@@ -184,11 +189,9 @@ def plan(archive: Path, limits: UnpackLimits) -> list[Entry]:
 def _plan_zip(archive: Path, limits: UnpackLimits, budget: _Budget) -> list[Entry]:
     try:
         with zipfile.ZipFile(archive) as zipped:
-            infos = zipped.infolist()
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError) as error:
-        raise ArchiveError(f"a broken zip archive: {error}") from None
-    if len(infos) > limits.files:  # the central directory, before any entry is judged
-        raise ArchiveError(f"more than {limits.files} entries")
+            infos = zipped.infolist()  # the central directory: names, modes, sizes
+    except zipfile.BadZipFile as error:  # what reading a central directory raises
+        raise _broken("zip", error) from None
     entries = []
     for info in infos:
         budget.entry(info.filename)
@@ -201,10 +204,11 @@ def _plan_zip(archive: Path, limits: UnpackLimits, budget: _Budget) -> list[Entr
         if kind not in (0, stat.S_IFREG, stat.S_IFDIR):
             raise ArchiveError(f"{where}: a device, fifo or other special file")
         if info.is_dir() or kind == stat.S_IFDIR:
-            entries.append(Entry(name, FOLDER))
+            entries.append(Entry(name, FOLDER, False))
             continue
-        budget.add(info.file_size, info.filename)  # its header's word; counted again later
-        entries.append(Entry(name, FILE, info.file_size, bool(mode & 0o111)))
+        # Its header's word: zipfile reads no more than it says (a lie fails the CRC).
+        budget.add(info.file_size, info.filename)
+        entries.append(Entry(name, FILE, bool(mode & 0o111)))
     return entries
 
 
@@ -216,22 +220,28 @@ def _plan_tar(archive: Path, limits: UnpackLimits, budget: _Budget) -> list[Entr
                 name = _safe_name(member.name, limits)
                 where = f"entry {_show(member.name)}"
                 if member.isdir():
-                    entries.append(Entry(name, FOLDER))
+                    entries.append(Entry(name, FOLDER, False))
                 elif member.isfile():
                     budget.add(member.size, member.name)
-                    entries.append(Entry(name, FILE, member.size, bool(member.mode & 0o111)))
+                    entries.append(Entry(name, FILE, bool(member.mode & 0o111)))
                 elif member.issym():
                     target = member.linkname
                     if target.startswith("/") or "\x00" in target or not target:
                         raise ArchiveError(f"link {_show(member.name)}: points outside the folder")
-                    entries.append(Entry(name, LINK, target=target))
+                    entries.append(Entry(name, LINK, False, target))
                 elif member.islnk():
                     raise ArchiveError(f"{where}: hard links are not accepted")
                 else:
                     raise ArchiveError(f"{where}: a device, fifo or other special file")
-    except (tarfile.TarError, EOFError, OSError) as error:
-        raise ArchiveError(f"a broken tar archive: {error}") from None
+    except (tarfile.TarError, EOFError, OSError, zlib.error) as error:
+        raise _broken("tar", error) from None
     return entries
+
+
+def _broken(kind: str, error: Exception) -> ArchiveError:
+    """One line (tarfile's own message for a file it cannot open has five)."""
+    lines = str(error).strip().splitlines() or [type(error).__name__]
+    return ArchiveError(f"a broken {kind} archive: {lines[0].rstrip(':')}")
 
 
 def _members(tar: tarfile.TarFile, budget: _Budget) -> Iterator[tarfile.TarInfo]:
@@ -243,7 +253,7 @@ def _members(tar: tarfile.TarFile, budget: _Budget) -> Iterator[tarfile.TarInfo]
 
 def _check_names(entries: list[Entry]) -> None:
     """No name twice (a folder may be named again), none under a file or a link."""
-    kinds: dict[PurePosixPath, str] = {}
+    kinds: dict[PurePosixPath, Kind] = {}
     for entry in entries:
         if entry.name == PurePosixPath("."):
             if entry.kind != FOLDER:
@@ -268,7 +278,10 @@ def _check_names(entries: list[Entry]) -> None:
 
 def _make_parents(root: Path, name: PurePosixPath) -> None:
     for folder in reversed(name.parents):
-        (root / folder).mkdir(mode=0o755, exist_ok=True)
+        path = root / folder
+        if not path.is_dir():
+            path.mkdir()
+            os.chmod(path, 0o755)  # whatever the umask
 
 
 def _write(source: IO[bytes], path: Path, entry: Entry, budget: _Budget) -> None:
@@ -299,21 +312,19 @@ def _write_zip(archive: Path, root: Path, entries: list[Entry], budget: _Budget)
                 if path is not None:
                     with zipped.open(info) as source:
                         _write(source, path, entry, budget)
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError) as error:
-        raise ArchiveError(f"a broken zip archive: {error}") from None
+    except (zipfile.BadZipFile, NotImplementedError, EOFError, zlib.error) as error:
+        raise _broken("zip", error) from None
 
 
 def _write_tar(archive: Path, root: Path, entries: list[Entry], budget: _Budget) -> None:
-    try:
-        with tarfile.open(archive, "r:*") as tar:
-            for member, entry in zip(tar, entries, strict=True):
-                path = _place(root, entry)
-                if path is not None:
-                    source = tar.extractfile(member)
-                    assert source is not None  # a regular file's
-                    _write(source, path, entry, budget)
-    except (tarfile.TarError, EOFError) as error:
-        raise ArchiveError(f"a broken tar archive: {error}") from None
+    """The second read of a tar read whole by :func:`plan`: what could break did then."""
+    with tarfile.open(archive, "r:*") as tar:
+        for member, entry in zip(tar, entries, strict=True):
+            path = _place(root, entry)
+            if path is not None:
+                source = tar.extractfile(member)
+                assert source is not None  # a regular file's
+                _write(source, path, entry, budget)
 
 
 def _make_links(root: Path, entries: list[Entry]) -> None:

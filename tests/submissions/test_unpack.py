@@ -9,6 +9,7 @@ import stat
 import tarfile
 import zipfile
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -571,3 +572,237 @@ def test_walk_folders_visits_every_entry_at_any_depth(tmp_path: Path) -> None:
     assert len(seen) == 3 * 1500 + 1
     assert sorted(set(seen)) == ["d", "e", "f", "root"]
     remove_tree(top)  # (pytest's own clean-up of old runs uses shutil.rmtree)
+
+
+# -- the limits exactly ----------------------------------------------------------------
+
+
+def test_the_default_limits() -> None:
+    mib = 1024 * 1024
+    assert UnpackLimits() == UnpackLimits(64 * mib, 256 * mib, 20_000, 100, 64, 1024, 255)
+
+
+def test_every_count_is_inclusive(box: Path, tmp_path: Path) -> None:
+    data = os.urandom(1000)
+    archive = _tar(tmp_path / "a.tar.gz", [_file("a", data), _file("b", data), _file("c", data)])
+    size = archive.stat().st_size
+    exact = UnpackLimits(compressed_bytes=size, unpacked_bytes=3000, files=3)
+    assert unpack(archive, box / "dest", exact) == UnpackSummary(3, 3000)
+    for fewer, reason in (
+        ({"compressed_bytes": size - 1}, "larger than 0 MiB"),
+        ({"unpacked_bytes": 2999}, r"more than 0 MiB unpacked \(at 'c'\)"),
+        ({"files": 2}, r"more than 2 entries \(at 'c'\)"),
+    ):
+        remove_tree(box / "dest")
+        (box / "dest").mkdir()
+        _refused(box, archive, reason, replace(exact, **fewer))  # type: ignore[arg-type]
+
+
+def test_the_ratio_is_inclusive(box: Path, tmp_path: Path) -> None:
+    archive = _tar(tmp_path / "a.tar.gz", [_file("zeros", b"\0" * 100_000)])
+    size = archive.stat().st_size
+    assert unpack(archive, box / "dest", UnpackLimits(ratio=-(-100_000 // size))).bytes == 100_000
+    remove_tree(box / "dest")
+    (box / "dest").mkdir()
+    _refused(box, archive, "more than 1 times its size", UnpackLimits(ratio=1))
+
+
+def test_a_reason_shows_a_name_of_80_characters_whole(box: Path, tmp_path: Path) -> None:
+    for length, shown in ((80, "n" * 80), (81, "n" * 80 + "...")):
+        archive = _tar(tmp_path / f"{length}.tar.gz", [_file("n" * length)] * 2)
+        with pytest.raises(ArchiveError) as refused:
+            unpack(archive, box / "dest")
+        assert str(refused.value) == f"entry {shown!r}: repeats an earlier entry"
+
+
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [
+        ("a\\b", "a name with a NUL or a backslash, or empty"),
+        ("a\x00b", "a name with a NUL or a backslash, or empty"),
+        ("", "a name with a NUL or a backslash, or empty"),
+    ],
+)
+def test_names_with_a_nul_or_a_backslash_or_none(
+    name: str, reason: str, box: Path, tmp_path: Path
+) -> None:
+    info = tarfile.TarInfo(name)
+    archive = tmp_path / "a.tar"
+    with tarfile.open(archive, "w", format=tarfile.PAX_FORMAT) as tar:
+        info.pax_headers = {"path": name}
+        tar.addfile(info, io.BytesIO(b""))
+    _refused(box, archive, reason)
+
+
+def test_dots_and_empty_names_do_not_count_as_depth(box: Path, tmp_path: Path) -> None:
+    name = "./" + "//".join(["d"] * 63) + "/./f"  # 64 names once tidied
+    archive = _tar(tmp_path / "a.tar.gz", [_file(name)])
+    assert unpack(archive, box / "dest").files == 1
+    assert (box / "dest" / "/".join(["d"] * 63) / "f").is_file()
+
+
+def test_a_path_of_exactly_1024_bytes_is_accepted(box: Path, tmp_path: Path) -> None:
+    name = "/".join(["a" * 255, "b" * 255, "c" * 255, "d" * 254, "e"])
+    assert len(name) == 1024
+    archive = _tar(tmp_path / "a.tar.gz", [_file(name)])
+    assert unpack(archive, box / "dest").files == 1
+    longer = _tar(tmp_path / "b.tar.gz", [_file(name + "e")])
+    _refused(box, longer, "a path of 1025 bytes, longer than 1024")
+
+
+def test_a_name_that_is_not_utf8_is_measured_in_bytes(box: Path, tmp_path: Path) -> None:
+    archive = tmp_path / "a.tar"
+    with tarfile.open(archive, "w", format=tarfile.USTAR_FORMAT) as tar:
+        info, data = _file("caf\udce9")  # b"caf\xe9": Latin-1, not UTF-8
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+    assert unpack(archive, box / "dest").files == 1
+    assert os.listdir(os.fsencode(box / "dest")) == [b"caf\xe9"]
+    wide = "é" * 128  # 128 characters, 256 bytes
+    _refused(box, _zip(tmp_path / "w.zip", [(wide, b"x", 0)]), "a name longer than 255 bytes")
+
+
+def test_an_empty_zip_unpacks_to_nothing(box: Path, tmp_path: Path) -> None:
+    archive = tmp_path / "empty.zip"
+    with zipfile.ZipFile(archive, "w"):
+        pass
+    assert archive.read_bytes().startswith(b"PK\x05\x06")
+    assert unpack(archive, box / "dest") == UnpackSummary(0, 0)
+
+
+def test_links_with_a_nul_are_refused(box: Path, tmp_path: Path) -> None:
+    archive = tmp_path / "a.tar"
+    with tarfile.open(archive, "w", format=tarfile.PAX_FORMAT) as tar:
+        info = tarfile.TarInfo("l")
+        info.type = tarfile.SYMTYPE
+        info.pax_headers = {"linkpath": "a\x00b"}
+        tar.addfile(info)
+    _refused(box, archive, "link 'l': points outside the folder")
+    assert list((box / "dest").iterdir()) == []
+
+
+# -- broken zips: each failure of zipfile is a reason --------------------------------
+
+
+def _patched(data: bytes, signature: bytes, offset: int, value: bytes) -> bytes:
+    """``data`` with ``value`` written at ``offset`` of every header with ``signature``."""
+    out = bytearray(data)
+    at = out.find(signature)
+    while at >= 0:
+        out[at + offset : at + offset + len(value)] = value
+        at = out.find(signature, at + 4)
+    return bytes(out)
+
+
+def _deflated(name: str = "a", data: bytes = b"") -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zipped:
+        zipped.writestr("first", b"written first")
+        zipped.writestr(name, data or os.urandom(4000))
+    return buffer.getvalue()
+
+
+def _stored_zip() -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as zipped:
+        zipped.writestr("first", b"written first")
+        zipped.writestr("a", b"stored bytes")
+    return buffer.getvalue()
+
+
+def _last_data_patched(data: bytes, value: bytes) -> bytes:
+    """``data`` with the first bytes of its last entry ("a") replaced by ``value``."""
+    at = data.rindex(b"PK\x03\x04") + 30 + len("a")
+    return data[:at] + value + data[at + len(value) :]
+
+
+def test_broken_zips_are_refused_with_a_reason(box: Path, tmp_path: Path) -> None:
+    cases = {
+        # An unknown compression method (99), in both headers: NotImplementedError.
+        "method": _patched(
+            _patched(_deflated(), b"PK\x01\x02", 10, b"\x63\x00"), b"PK\x03\x04", 8, b"\x63\x00"
+        ),
+        # A stored entry whose sizes say 1 MiB: the file ends first (EOFError).
+        "short": _patched(
+            _patched(_stored_zip(), b"PK\x01\x02", 20, (1 << 20).to_bytes(4, "little") * 2),
+            b"PK\x03\x04",
+            18,
+            (1 << 20).to_bytes(4, "little") * 2,
+        ),
+        # A deflate stream whose first block has the reserved type (zlib.error).
+        "data": _last_data_patched(_deflated(), b"\xff\xff"),
+        # Stored bytes changed: their CRC fails (BadZipFile).
+        "crc": _last_data_patched(_stored_zip(), b"XX"),
+    }
+    for case, data in cases.items():
+        archive = tmp_path / f"{case}.zip"
+        archive.write_bytes(data)
+        with pytest.raises(ArchiveError, match=r"^a broken zip archive: ") as refused:
+            unpack(archive, box / "dest", UnpackLimits(ratio=10_000))
+        assert "\n" not in str(refused.value), case
+        remove_tree(box / "dest")
+        (box / "dest").mkdir()
+
+
+def test_a_broken_tar_gz_is_one_line(box: Path, tmp_path: Path) -> None:
+    good = _tar(tmp_path / "good.tar.gz", [_file("a", os.urandom(4096))])
+    raw = bytearray(good.read_bytes())
+    raw[30] ^= 0xFF  # inside the deflate stream's first block
+    broken = tmp_path / "broken.tar.gz"
+    broken.write_bytes(bytes(raw))
+    with pytest.raises(ArchiveError, match=r"^a broken tar archive: ") as refused:
+        unpack(broken, box / "dest")
+    assert "\n" not in str(refused.value)
+
+
+# -- modes, whatever the umask ---------------------------------------------------------
+
+
+def test_modes_do_not_depend_on_the_umask_or_on_which_execute_bit(
+    box: Path, tmp_path: Path
+) -> None:
+    tar = _tar(
+        tmp_path / "a.tar.gz",
+        [_file("t/others", mode=0o641), _file("t/owner", mode=0o700), _file("t/none", mode=0o666)],
+    )
+    zipped = _zip(
+        tmp_path / "a.zip",
+        [("z/others", b"x", stat.S_IFREG | 0o641), ("z/group", b"x", stat.S_IFREG | 0o610),
+         ("z/none", b"x", stat.S_IFREG | 0o666), ("z/sub/", b"", 0)],
+    )  # fmt: skip
+    old = os.umask(0o077)
+    try:
+        unpack(tar, box / "dest")
+        remove_tree(box / "dest")
+        (box / "dest").mkdir()
+        unpack(zipped, box / "dest")
+    finally:
+        os.umask(old)
+    dest = box / "dest"
+    modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in (dest / "z").iterdir()}
+    assert modes == {"others": 0o755, "group": 0o755, "none": 0o644, "sub": 0o755}
+    assert stat.S_IMODE((dest / "z").stat().st_mode) == 0o755
+
+
+def test_tar_modes_keep_any_execute_bit(box: Path, tmp_path: Path) -> None:
+    tar = _tar(
+        tmp_path / "a.tar.gz",
+        [_file("others", mode=0o641), _file("owner", mode=0o700), _file("none", mode=0o666)],
+    )
+    unpack(tar, box / "dest")
+    modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in (box / "dest").iterdir()}
+    assert modes == {"others": 0o755, "owner": 0o755, "none": 0o644}
+
+
+def test_check_tree_keeps_any_execute_bit_and_its_limits_are_inclusive(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    deep = tree / "d" / "d" / "d"
+    deep.mkdir(parents=True)
+    (deep / "x").write_text("1")
+    os.chmod(deep / "x", 0o601)
+    assert check_tree(tree, UnpackLimits(depth=4, path_bytes=7)).files == 4
+    assert stat.S_IMODE((deep / "x").stat().st_mode) == 0o755
+    with pytest.raises(ArchiveError, match="the build made 'd/d/d/x', more than 3 names deep"):
+        check_tree(tree, UnpackLimits(depth=3))
+    with pytest.raises(ArchiveError, match="'d/d/d/x', a path longer than 6 bytes"):
+        check_tree(tree, UnpackLimits(path_bytes=6))
