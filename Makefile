@@ -111,6 +111,7 @@ bench: $(STAMP) $(REFERENCE_STAMP)
 	$(BIN)/python benchmarks/bench_strong.py
 	$(BIN)/python benchmarks/bench_fuzz.py
 	$(BIN)/python benchmarks/bench_web.py
+	$(BIN)/python benchmarks/bench_upload_memory.py
 
 LINTED := arena tests benchmarks tools
 

@@ -72,12 +72,12 @@ def test_names_belong_to_their_first_author(
         store.close()
 
 
-def test_the_ladder_plays_submitted_bots_only_under_bwrap(
+def test_the_ladder_plays_submitted_bots_only_at_a_level_fit_for_strangers(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     config = tmp_path / "l.toml"
     config.write_text(
-        'name = "l"\ngame = "gin-rummy/standard"\n[run]\nsandbox = "limits"\n'
+        'name = "l"\ngame = "gin-rummy/standard"\n[run]\nsandbox = "none"\n'
         '[[bots]]\nname = "random"\n[[bots]]\nname = "greedy"\n'
     )
     db = tmp_path / "l.sqlite"
@@ -89,7 +89,8 @@ def test_the_ladder_plays_submitted_bots_only_under_bwrap(
         _accept(submissions, submissions.authors()[0].id, "stranger", str(tmp_path / "bot.toml"))
         with pytest.raises(
             LadderError,
-            match=r"has submitted bots \(stranger.v1\), and runs bots only under bwrap .* level .limits. \(run.sandbox is .limits.\)",
+            match=r"has submitted bots \(stranger.v1\): sandbox level 'none' is not fit for "
+            r"strangers' bots here: filesystem: the host's files",
         ):
             run_ladder(store, progress=False)
         assert store.counts() == {}  # refused before anything was queued or played
