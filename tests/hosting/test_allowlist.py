@@ -105,10 +105,13 @@ def test_bwrap_binds_the_system_runtime_and_nothing_else() -> None:
     links = {args[i + 2]: args[i + 1] for i, arg in enumerate(args) if arg == "--symlink"}
     assert links == {top: target for top, target in MERGED_USR_LINKS.items() if Path(top).exists()}
     binds = [args[i + 1] for i, arg in enumerate(args) if arg == "--ro-bind"]
+    assert all(args[i + 2] == args[i + 1] for i, arg in enumerate(args) if arg == "--ro-bind")
     assert binds == ["/usr", *(f"/etc/{n}" for n in ETC_FILES if Path("/etc", n).exists())]
     made = [args[i + 3] for i, arg in enumerate(args) if arg == "--perms"]
     assert made[0] == "/etc" and set(made) <= {"/etc", "/etc/ssl"}
-    assert all(args[i + 1] == "0755" for i, arg in enumerate(args) if arg == "--perms")
+    perms = [args[i : i + 4] for i, arg in enumerate(args) if arg == "--perms"]
+    assert perms[0] == ["--perms", "0755", "--dir", "/etc"]
+    assert all(made[:3] == ["--perms", "0755", "--dir"] for made in perms)
 
 
 def test_bwrap_command_builds_the_sandbox_from_the_jail(tmp_path: Path) -> None:
@@ -206,13 +209,23 @@ def test_runtime_of_a_venv_is_it_its_base_and_its_sources_only(tmp_path: Path) -
     checkout, pth_dir, extra_site = tmp_path / "co" / "pkg", tmp_path / "pth", tmp_path / "site2"
     for folder in (checkout, pth_dir, extra_site, tmp_path / "co2" / "other"):
         folder.mkdir(parents=True)
-    (site / "a.pth").write_text(f"{pth_dir}\n# a comment\nrelative/path\n{tmp_path / 'nowhere'}\n")
-    (site / "__editable___pkg_finder.py").write_text(f"MAPPING = {{'pkg': '{checkout}'}}\n")
-    (site / "b.pth").write_text(f"import site; site.addsitedir({str(extra_site)!r})\n")
+    decoy = tmp_path / "decoy"
+    decoy.mkdir()
+    (site / "a.pth").write_bytes(
+        f"{pth_dir}\n# a comment\nrelative/path\n{tmp_path / 'nowhere'}\n".encode() + b"\xff\n"
+    )
+    (site / "__editable___pkg_finder.py").write_bytes(
+        f"MAPPING = {{'pkg': '{checkout}'}}\n# \xff\n".encode("latin-1")
+    )
+    (site / "b.pth").write_text(
+        f"import site; site.addsitedir({str(extra_site)!r})\n"
+        f"import os; here = {str(decoy)!r}\n"  # a path quoted, but not a site folder
+        f"# site.addsitedir({str(decoy)!r})\n"  # not an import line: pth skips it
+    )
     (extra_site / "c.pth").write_text(f"{tmp_path / 'co2' / 'other'}\n")
     found = runtime_paths(str(venv / "bin" / "python"), tmp_path, "")
     assert found == [venv, checkout, tmp_path / "co2" / "other", pth_dir, extra_site, base]
-    assert tmp_path / "co" not in found and tmp_path not in found
+    assert tmp_path / "co" not in found and tmp_path not in found and decoy not in found
 
 
 def test_the_arena_runtime_is_its_environment_and_checkout_packages() -> None:
@@ -223,3 +236,4 @@ def test_the_arena_runtime_is_its_environment_and_checkout_packages() -> None:
     assert arena_package in roots
     assert arena_package.parent not in roots  # the package, not the checkout around it
     assert Path(os.path.realpath(sys.base_prefix)) in roots
+    assert Path(os.path.realpath(sys.prefix)) in roots
