@@ -47,6 +47,8 @@ def verdict(program: bytes, nr: int, args: tuple[int, ...] = (), arch: int = X86
     acc, pc = 0, 0
     while True:
         op, jt, jf, k = code[pc]
+        if op in (0x20, 0x06):  # jump offsets mean nothing here: a well-formed program has 0
+            assert (jt, jf) == (0, 0), f"instruction {pc}: {code[pc]}"
         if op == 0x20:  # LD W ABS
             acc = struct.unpack_from("=I", data, k)[0]
         elif op == 0x15:  # JEQ K
