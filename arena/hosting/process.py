@@ -4,8 +4,11 @@ Each bot gets a home folder of its own, outside the run directory: under a root
 referee ``/tmp/rummy-arena-0/seat-UID/`` for the uid it runs as
 (:mod:`arena.hosting.identity`), else a fresh ``/tmp/rummy-arena-UID/NAME-XXXX/``.
 It holds ``work/`` (the bot's HOME and, unless the command names one, its working
-directory) and ``sock/bot.sock``, the unix socket it must serve gRPC on, given to it
-as ``ARENA_BOT_ADDRESS``; both belong to the bot's uid, mode 0700.  The home is
+directory), ``sock/bot.sock``, the unix socket it must serve gRPC on, given to it
+as ``ARENA_BOT_ADDRESS``, and ``tmp/`` (its ``TMPDIR`` outside bwrap, which mounts a
+private ``/tmp``); all belong to the bot's uid, mode 0700.  What else it may reach is
+its :class:`~arena.hosting.allowlist.Jail`, enforced by bwrap or, at ``limits``, by
+Landlock and seccomp (:mod:`arena.hosting.confine`).  The home is
 removed when the bot is killed.  Its stdout and stderr go through pipes into
 ``run_dir/<name>.stdout.log`` and ``.stderr.log`` (:mod:`arena.hosting.logs`: owner-only,
 capped), which are kept.

@@ -3,8 +3,12 @@
 ``none``    own process group and session, scrubbed environment, its own working
             directory, stdout and stderr capped; no limits.
 ``limits``  the same plus rlimits (CPU, address space, file size, open files,
-            processes, no core files), applied by a tiny Python wrapper that then
-            ``exec``s the bot, killed when the referee dies, ``no_new_privs``.
+            processes, no core files), killed when the referee dies,
+            ``no_new_privs``, and where the kernel has Landlock a jail: only the
+            allow-list of the filesystem (:mod:`arena.hosting.allowlist`), no TCP,
+            signals and abstract sockets scoped to the bot; a seccomp filter that
+            also refuses every socket but unix ones and every ``connect``.  All
+            applied by the launcher (:mod:`arena.hosting.confine`) before the ``exec``.
 ``bwrap``   the same inside bubblewrap: a filesystem built from an allow-list
             (:mod:`arena.hosting.allowlist`), no network, its own pid, IPC and UTS
             namespaces, a seccomp filter (:mod:`arena.hosting.seccomp`).
@@ -14,9 +18,10 @@ level, a uid of its own from the arena's range, set by the wrapper just before t
 ``exec`` (under bwrap, inside the sandbox: bwrap runs as root to bind what the bot
 needs, then the bot drops to its uid).  Under an ordinary user, bwrap gives the bot
 uid 65534 in a user namespace of its own (the user's uid outside), and the ``none``
-and ``limits`` levels run bots as the user: they share its identity.
+and ``limits`` levels run bots as the user: at ``limits`` Landlock keeps them apart
+(:mod:`arena.hosting.host` says which levels hold what on this host).
 
-The wrapper runs the referee's own interpreter with ``-I -S``, so it needs nothing
+The launcher runs the referee's own interpreter with ``-I -S``, so it needs nothing
 but the standard library and works for bots in any language.
 """
 
