@@ -167,10 +167,10 @@ def _skipped_nodes(tree: ast.Module) -> set[int]:
                 skip(first)
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             skip(node.returns)
-            for argument in [*node.args.args, *node.args.kwonlyargs, *node.args.posonlyargs]:
+            arguments = [*node.args.args, *node.args.kwonlyargs, *node.args.posonlyargs]
+            arguments += [a for a in (node.args.vararg, node.args.kwarg) if a is not None]
+            for argument in arguments:
                 skip(argument.annotation)
-            for argument in (node.args.vararg, node.args.kwarg):
-                skip(argument.annotation if argument else None)
         if isinstance(node, ast.AnnAssign):
             skip(node.annotation)
         if isinstance(node, ast.JoinedStr):
@@ -219,9 +219,9 @@ def _text(node: ast.AST) -> str:
 def _node_sites(node: ast.AST) -> Iterator[_Site]:
     if isinstance(node, ast.Compare):
         for k, op in enumerate(node.ops):
-            changed = copy.deepcopy(node)
-            changed.ops[k] = _FLIP[type(op)]()
-            yield _Site("compare", node, _text(changed))
+            compare = copy.deepcopy(node)
+            compare.ops[k] = _FLIP[type(op)]()
+            yield _Site("compare", node, _text(compare))
     if isinstance(node, (ast.If, ast.While, ast.IfExp)):
         yield _Site("negate", node.test, f"(not ({ast.unparse(node.test)}))")
     if isinstance(node, ast.Constant):
@@ -237,18 +237,18 @@ def _node_sites(node: ast.AST) -> Iterator[_Site]:
         getattr(node, "ctx", None), (ast.Store, ast.Del)
     ):
         for k in range(len(node.elts)):
-            changed = copy.deepcopy(node)
-            del changed.elts[k]
-            if isinstance(changed, ast.Set) and not changed.elts:
+            fewer = copy.deepcopy(node)
+            del fewer.elts[k]
+            if isinstance(fewer, ast.Set) and not fewer.elts:
                 yield _Site("drop", node, "set()")
             else:
-                yield _Site("drop", node, _text(changed))
+                yield _Site("drop", node, _text(fewer))
     if isinstance(node, _DELETABLE):
         yield _Site("delete", node, "pass")
     if isinstance(node, ast.BoolOp):
-        changed = copy.deepcopy(node)
-        changed.op = ast.Or() if isinstance(node.op, ast.And) else ast.And()
-        yield _Site("boolop", node, _text(changed))
+        swapped = copy.deepcopy(node)
+        swapped.op = ast.Or() if isinstance(node.op, ast.And) else ast.And()
+        yield _Site("boolop", node, _text(swapped))
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
         yield _Site("not", node, _text(node.operand))
     returned = node.value if isinstance(node, ast.Return) else None
@@ -383,14 +383,29 @@ def load_config(path: Path) -> tuple[list[Target], dict[str, str], int]:
     return targets, equivalent, int(data.get("seed", 0))
 
 
-def _equivalent_reason(mutant: Mutant, equivalent: dict[str, str]) -> str | None:
+def _equivalent_reason(
+    mutant: Mutant, equivalent: dict[str, str], ambiguous: set[str] | frozenset[str] = frozenset()
+) -> str | None:
+    """The config's reason for ``mutant``: by its id, or by its id with any line unless
+    another mutant of the module has that too (the same change to a line written twice)."""
     if mutant.id in equivalent:
         return equivalent[mutant.id]
     loose = _without_line(mutant.id)
+    if loose in ambiguous:
+        return None
     for known, reason in equivalent.items():
         if _without_line(known) == loose:
             return reason
     return None
+
+
+def _ambiguous(all_mutants: list[Mutant]) -> set[str]:
+    seen: set[str] = set()
+    twice: set[str] = set()
+    for mutant in all_mutants:
+        loose = _without_line(mutant.id)
+        (twice if loose in seen else seen).add(loose)
+    return twice
 
 
 def choose(all_mutants: list[Mutant], sample: int, seed: int) -> list[Mutant]:
@@ -403,7 +418,9 @@ def choose(all_mutants: list[Mutant], sample: int, seed: int) -> list[Mutant]:
 def run_target(
     runner: Runner, target: Target, equivalent: dict[str, str], sample: int, seed: int
 ) -> list[Result]:
-    chosen = choose(mutants(target.module, target.only), sample, seed)
+    every = mutants(target.module, target.only)
+    ambiguous = _ambiguous(every)
+    chosen = choose(every, sample, seed)
     outcome, seconds = runner.pytest(target, None)
     if outcome != "passed":
         raise SystemExit(
@@ -416,7 +433,7 @@ def run_target(
     )
 
     def one(mutant: Mutant) -> Result:
-        reason = _equivalent_reason(mutant, equivalent)
+        reason = _equivalent_reason(mutant, equivalent, ambiguous)
         if reason is not None:
             return Result(mutant, "equivalent", 0.0, reason)
         outcome, took = runner.pytest(target, mutant)
@@ -477,8 +494,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.list:
         for target in targets:
             sample = target.sample if args.sample is None else args.sample
-            for mutant in choose(mutants(target.module, target.only), sample, seed):
-                mark = " (equivalent)" if _equivalent_reason(mutant, equivalent) else ""
+            every = mutants(target.module, target.only)
+            ambiguous = _ambiguous(every)
+            for mutant in choose(every, sample, seed):
+                mark = " (equivalent)" if _equivalent_reason(mutant, equivalent, ambiguous) else ""
                 print(
                     f"{mutant.id}{mark}\n    - {mutant.before.strip()}\n    + {mutant.after.strip()}"
                 )

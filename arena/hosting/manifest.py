@@ -145,7 +145,7 @@ def read_manifest_document(path: Path) -> TomlDocument:
     except tomllib.TOMLDecodeError as exc:
         # Python 3.11's TOMLDecodeError has no lineno; the position is in the message.
         found = re.search(r"at line (\d+)", str(exc))
-        line = int(found.group(1)) if found else max(1, len(text.splitlines()))
+        line = int(found.group(1)) if found else len(text.splitlines())  # at its end
         raise ManifestError(f"{path}:{line}: invalid TOML: {exc}") from None
     return TomlDocument(path, text, data)
 

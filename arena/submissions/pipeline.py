@@ -211,7 +211,7 @@ def _vet(root: Path, before: _Vetted | None = None) -> _Vetted:
 
 def _own_words(error: Exception, root: Path) -> str:
     """A manifest error as its author sees it: paths in their folder, not the server's."""
-    return str(error).replace(f"{root}/", "").replace(str(root), ".")
+    return str(error).replace(f"{root}/", "")
 
 
 def _changed_field(before: dict[str, Any], after: dict[str, Any]) -> str | None:
@@ -222,7 +222,7 @@ def _changed_field(before: dict[str, Any], after: dict[str, Any]) -> str | None:
             inner = _changed_field(old, new)
             if inner is not None:
                 return f"{key}.{inner}"
-        elif old != new or type(old) is not type(new):
+        elif old != new:
             return key
     return None
 

@@ -412,3 +412,77 @@ def test_a_link_inside_travels_into_the_stored_tree(author: Path, check: FakeChe
     assert _submit(author, archive.getvalue()).status == "accepted"
     bot = _stored(author) / "bot"
     assert os.readlink(bot / "run.sh") == "lib/run.sh"
+
+
+# -- each vetting rule on its own ------------------------------------------------------
+
+
+def test_no_manifest_or_a_manifest_that_is_a_link(author: Path, check: FakeCheck) -> None:
+    _rejected(author, tar_gz({"run.sh": "x"}), "no bot.toml at the archive's root")
+    linked = tar_gz({"real.toml": GOOD, "run.sh": "x"}, {"bot.toml": "real.toml"})
+    _rejected(author, linked, "no bot.toml at the archive's root")
+
+
+@pytest.mark.parametrize(
+    ("command", "reason"),
+    [
+        ("command = 'sh \"unclosed'", "field 'command' cannot be split into words"),
+        ("command = 5", "field 'command' must be a string or a list of strings"),
+    ],
+)
+def test_a_command_the_reader_refuses(
+    command: str, reason: str, author: Path, check: FakeCheck
+) -> None:
+    reason_given = _rejected(author, tar_gz({"bot.toml": f'name = "mybot"\n{command}\n'}), reason)
+    assert reason_given.startswith("bot.toml:2: ")  # its own folder's words
+
+
+def test_a_program_found_on_the_server_s_path_but_not_the_system_s(
+    author: Path, check: FakeCheck, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    (tools / "mytool").write_text("#!/bin/sh\n")
+    os.chmod(tools / "mytool", 0o755)
+    monkeypatch.setenv("PATH", f"{tools}:{os.environ['PATH']}")
+    manifest = 'name = "mybot"\ncommand = ["mytool"]\n'
+    _rejected(author, tar_gz({"bot.toml": manifest}), "neither in the submission's folder")
+    manifest = 'name = "mybot"\ncommand = ["no-such-tool-here"]\n'
+    _rejected(author, tar_gz({"bot.toml": manifest}), "'no-such-tool-here' is not on this server")
+
+
+def test_a_program_is_found_from_the_working_directory(author: Path, check: FakeCheck) -> None:
+    manifest = 'name = "mybot"\nworking_directory = "a/b"\ncommand = ["../../run.sh"]\n'
+    files = {"bot.toml": manifest, "run.sh": "exec true\n", "a/b/keep": ""}
+    submission = _submit(author, tar_gz(files))
+    assert submission.status == "accepted", submission.reason
+
+
+def test_a_manifest_of_exactly_64_kib_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "bot.toml"
+    text = GOOD + "#" * (MAX_MANIFEST_BYTES - len(GOOD) - 1) + "\n"
+    path.write_text(text)
+    assert len(text) == MAX_MANIFEST_BYTES
+    assert load_manifest(path).name == "mybot"
+
+
+def test_invalid_toml_says_its_line_even_at_the_end(tmp_path: Path) -> None:
+    path = tmp_path / "bot.toml"
+    path.write_text('name = "mybot"\n\ncommand =')
+    with pytest.raises(ManifestError, match=r"bot\.toml:3: invalid TOML"):
+        load_manifest(path)
+
+
+@pytest.mark.parametrize(
+    ("text", "depth"),
+    [
+        ("a = '''x'''''" + "[" * 5, 5),  # two more quotes belong to the string
+        ('a = """x"""""' + "[" * 5, 5),
+        ("a = '''\n" + "[" * 5, 0),  # unterminated: to the end
+        ('a = "x\\\\"' + "[" * 2, 2),  # an escaped backslash, then the quote ends it
+        ("[a]\n[[b]]\n", 2),
+        ("a = {b = {c = [1]}}", 3),
+    ],
+)
+def test_more_strings_and_tables(text: str, depth: int) -> None:
+    assert toml_nesting(text) == depth
