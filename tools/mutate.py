@@ -92,9 +92,14 @@ class _Mutant(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return None
 
     def exec_module(self, module):
-        with open(_SOURCE, encoding="utf-8") as file:
-            code = compile(file.read(), _FILE, "exec", dont_inherit=True)
+        code = compile(self.get_source(_NAME), _FILE, "exec", dont_inherit=True)
         exec(code, module.__dict__)
+
+    def get_source(self, fullname):
+        # A module that hands its own source to another process (the bot launcher,
+        # arena.hosting.confine) asks its loader for it: the mutant's.
+        with open(_SOURCE, encoding="utf-8") as file:
+            return file.read()
 
 
 if _NAME and _SOURCE and _FILE:
@@ -416,11 +421,18 @@ def choose(all_mutants: list[Mutant], sample: int, seed: int) -> list[Mutant]:
 
 
 def run_target(
-    runner: Runner, target: Target, equivalent: dict[str, str], sample: int, seed: int
+    runner: Runner,
+    target: Target,
+    equivalent: dict[str, str],
+    sample: int,
+    seed: int,
+    ids: list[str] | None = None,
 ) -> list[Result]:
     every = mutants(target.module, target.only)
     ambiguous = _ambiguous(every)
     chosen = choose(every, sample, seed)
+    if ids:
+        chosen = [m for m in every if m.id in ids or _without_line(m.id) in map(_without_line, ids)]
     outcome, seconds = runner.pytest(target, None)
     if outcome != "passed":
         raise SystemExit(
@@ -482,6 +494,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sample", type=int, help="mutants per target (0: all)")
     parser.add_argument("--jobs", type=int, default=1, help="mutants run at once (default 1)")
     parser.add_argument("--list", action="store_true", help="print the mutants' ids and changes")
+    parser.add_argument(
+        "--mutant", action="append", metavar="ID", help="run only this mutant (repeatable)"
+    )
     args = parser.parse_args(argv)
     targets, equivalent, seed = load_config(args.config)
     if args.target:
@@ -507,7 +522,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for target in targets:
             sample = target.sample if args.sample is None else args.sample
-            results = run_target(runner, target, equivalent, sample, seed)
+            results = run_target(runner, target, equivalent, sample, seed, args.mutant)
             ok = report(target, results) and ok
     except KeyboardInterrupt:
         print("\ninterrupted: no module was changed (mutants are never written over it)")
