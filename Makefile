@@ -124,8 +124,10 @@ lint: $(STAMP)
 # tools/mutate_targets.toml against its tests, one pytest per mutant; fails when a target
 # kills under 90% of its non-equivalent mutants.  MUTATE_ARGS="--target arena/x.py
 # --sample 50 --seed 1 --jobs 2" narrows or widens a run.
+# The sandbox's tests must run, not skip, for its mutants to mean anything: on a host
+# without bwrap or Landlock the unmutated run fails and says why.
 mutate: $(STAMP)
-	$(BIN)/python tools/mutate.py $(MUTATE_ARGS)
+	ARENA_REQUIRE_SANDBOX=bwrap,landlock $(BIN)/python tools/mutate.py $(MUTATE_ARGS)
 
 # Regenerates arena/proto/ from protos/ (tests fail when the committed code is stale).
 proto: $(STAMP)
