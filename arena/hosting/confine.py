@@ -75,10 +75,18 @@ _SECCOMP_MODE_FILTER = 2
 _JAIL_FAILED = 126
 
 
+#: The rights of Landlock ABI 1.
+FS_ABI_1 = (
+    FS_EXECUTE | FS_WRITE_FILE | FS_READ_FILE | FS_READ_DIR | FS_REMOVE_DIR | FS_REMOVE_FILE
+    | FS_MAKE_CHAR | FS_MAKE_DIR | FS_MAKE_REG | FS_MAKE_SOCK | FS_MAKE_FIFO | FS_MAKE_BLOCK
+    | FS_MAKE_SYM
+)  # fmt: skip
+
+
 def handled_fs(abi: int) -> int:
     """Every filesystem right the kernel of Landlock ``abi`` knows: all are denied
     unless a rule allows them (a right left unhandled would stay open)."""
-    rights = (1 << 13) - 1
+    rights = FS_ABI_1
     if abi >= 2:
         rights |= FS_REFER
     if abi >= 3:

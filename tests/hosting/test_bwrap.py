@@ -80,7 +80,7 @@ def test_identity_and_namespaces(bot_dir: Path, run_dir: Path) -> None:
     if os.geteuid() == 0:  # a uid of its own, from the arena's range, outside as inside
         low, high = DEFAULT_SEAT_UIDS
         assert low <= report["uid"] <= high
-        assert report["gid"] == report["uid"]
+        assert report["gid"] == report["uid"] and report["groups"] == []
     else:  # nobody in a user namespace of its own
         assert (report["uid"], report["gid"]) == (NOBODY, NOBODY)
     assert report["pid"] < 10, "own pid namespace"

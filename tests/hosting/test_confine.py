@@ -93,3 +93,26 @@ def test_a_program_outside_the_jail_is_named(tmp_path: Path) -> None:
     assert done.returncode == 127 and "ran" not in done.stdout
     assert f"arena: cannot run '{program}'" in done.stderr
     assert "outside the jail's allow-list" in done.stderr
+
+
+def test_no_landlock_is_abi_0(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refused(*args: object) -> int:
+        raise OSError(38, "Function not implemented")
+
+    monkeypatch.setattr(confine, "_syscall", refused)
+    assert confine.landlock_abi.__wrapped__() == 0
+    monkeypatch.undo()
+    monkeypatch.setattr(confine.sys, "platform", "darwin")
+    assert confine.landlock_abi.__wrapped__() == 0
+
+
+def test_the_abi_1_rights_are_the_thirteen_first_bits() -> None:
+    named = [
+        confine.FS_EXECUTE, confine.FS_WRITE_FILE, confine.FS_READ_FILE, confine.FS_READ_DIR,
+        confine.FS_REMOVE_DIR, confine.FS_REMOVE_FILE, confine.FS_MAKE_CHAR, confine.FS_MAKE_DIR,
+        confine.FS_MAKE_REG, confine.FS_MAKE_SOCK, confine.FS_MAKE_FIFO, confine.FS_MAKE_BLOCK,
+        confine.FS_MAKE_SYM, confine.FS_REFER, confine.FS_TRUNCATE, confine.FS_IOCTL_DEV,
+    ]  # fmt: skip
+    assert named == [1 << bit for bit in range(16)]
+    assert (confine.SYS_LANDLOCK_CREATE_RULESET, confine.SYS_LANDLOCK_ADD_RULE) == (444, 445)
+    assert confine.SYS_LANDLOCK_RESTRICT_SELF == 446

@@ -77,6 +77,7 @@ def test_cwd_is_a_fresh_work_dir(level: SandboxLevel, run_dir: Path) -> None:
     if os.geteuid() == 0:  # a home per leased uid
         assert workdir.parent.name == f"seat-{report['uid']}"
         assert report["uid"] != 0
+        assert report["gid"] == report["uid"] and report["groups"] == []
     else:
         assert workdir.parent.name.startswith("testbot-")
     assert not workdir.exists(), "the per-bot directory is removed by kill()"
@@ -99,6 +100,8 @@ def test_rlimits_applied(run_dir: Path) -> None:
     assert seen["Max core file size"] == ("0", "0")
     # RLIMIT_NPROC counts every task of the uid, so the bot gets 50 more than run now.
     assert int(seen["Max processes"][0]) >= 50
+    assert report["no_new_privs"] == "1"
+    assert report["seccomp"] == "2"  # a filter installed
 
 
 def test_no_limits_at_level_none(run_dir: Path) -> None:

@@ -41,6 +41,8 @@ def interfaces() -> object:
 
 with open("/proc/self/limits") as limits_file:
     limits = limits_file.read()
+with open("/proc/self/status") as status_file:
+    status = dict(line.split(":\t", 1) for line in status_file.read().splitlines() if ":\t" in line)
 report = {
     "uid": os.getuid(),
     "gid": os.getgid(),
@@ -48,6 +50,9 @@ report = {
     "cwd": os.getcwd(),
     "env": dict(os.environ),
     "limits": limits,
+    "groups": os.getgroups(),
+    "no_new_privs": status.get("NoNewPrivs", "").strip(),
+    "seccomp": status.get("Seccomp", "").strip(),
     "interfaces": interfaces(),
 }
 for arg in sys.argv[1:]:
