@@ -4,6 +4,7 @@ closed."""
 
 from __future__ import annotations
 
+import os
 import struct
 import subprocess
 from pathlib import Path
@@ -116,3 +117,11 @@ def test_the_abi_1_rights_are_the_thirteen_first_bits() -> None:
     assert named == [1 << bit for bit in range(16)]
     assert (confine.SYS_LANDLOCK_CREATE_RULESET, confine.SYS_LANDLOCK_ADD_RULE) == (444, 445)
     assert confine.SYS_LANDLOCK_RESTRICT_SELF == 446
+
+
+def test_a_failed_call_raises_with_its_errno() -> None:
+    libc = confine._libc()
+    with pytest.raises(OSError) as bad_fd:
+        confine._syscall(libc, confine.SYS_LANDLOCK_RESTRICT_SELF, -1, 0)
+    assert bad_fd.value.errno in (9, 38)  # EBADF, or ENOSYS without Landlock
+    assert confine._syscall(libc, 39) == os.getpid()  # getpid: a result passes through
