@@ -486,3 +486,28 @@ def test_invalid_toml_says_its_line_even_at_the_end(tmp_path: Path) -> None:
 )
 def test_more_strings_and_tables(text: str, depth: int) -> None:
     assert toml_nesting(text) == depth
+
+
+def test_read_only_paths_inside_are_accepted(author: Path, check: FakeCheck) -> None:
+    manifest = f"{GOOD}[sandbox]\nread_only = ['lib', './lib/data']\n"
+    files = {"bot.toml": manifest, "run.sh": "exec true\n", "lib/data": "1"}
+    submission = _submit(author, tar_gz(files))
+    assert submission.status == "accepted", submission.reason
+
+
+def test_python_placeholder_in_a_list_command(author: Path, check: FakeCheck) -> None:
+    manifest = 'name = "mybot"\ncommand = ["{python}", "bot.py"]\n'
+    _rejected(author, tar_gz({"bot.toml": manifest}), "{python} is the arena's own Python")
+
+
+def test_a_program_on_the_path_is_judged_where_its_links_lead(
+    author: Path, check: FakeCheck, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A program found on PATH through a link is where the link leads: here the system's."""
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    os.symlink("/bin/sh", tools / "mysh")
+    monkeypatch.setenv("PATH", f"{tools}:{os.environ['PATH']}")
+    manifest = 'name = "mybot"\ncommand = ["mysh", "run.sh"]\n'
+    submission = _submit(author, tar_gz({"bot.toml": manifest, "run.sh": "exec true\n"}))
+    assert submission.status == "accepted", submission.reason

@@ -9,14 +9,16 @@ import stat
 import tarfile
 import zipfile
 from collections.abc import Callable
-from dataclasses import replace
-from pathlib import Path
+from dataclasses import FrozenInstanceError, replace
+from pathlib import Path, PurePosixPath
 
 import pytest
 
 from arena.submissions.cleanup import remove_tree, walk_folders
 from arena.submissions.unpack import (
     ArchiveError,
+    Entry,
+    Kind,
     UnpackLimits,
     UnpackSummary,
     archive_kind,
@@ -806,3 +808,11 @@ def test_check_tree_keeps_any_execute_bit_and_its_limits_are_inclusive(tmp_path:
         check_tree(tree, UnpackLimits(depth=3))
     with pytest.raises(ArchiveError, match="'d/d/d/x', a path longer than 6 bytes"):
         check_tree(tree, UnpackLimits(path_bytes=6))
+
+
+def test_limits_summaries_and_entries_are_values() -> None:
+    """Frozen: a limit cannot be changed by whoever holds it."""
+    entry = Entry(PurePosixPath("a"), Kind.FILE, False)
+    for value, name in ((UnpackLimits(), "files"), (UnpackSummary(1, 2), "bytes"), (entry, "kind")):
+        with pytest.raises(FrozenInstanceError):
+            setattr(value, name, 0)
