@@ -83,8 +83,6 @@ def resolve_level(requested: str | SandboxLevel) -> SandboxLevel:
     "auto" is ``BWRAP`` when bubblewrap is installed and works here, else ``LIMITS``.
     An explicit "bwrap" that does not work raises :class:`HostingError` with the reason.
     """
-    if isinstance(requested, SandboxLevel):
-        requested = requested.value
     if requested == "auto":
         return SandboxLevel.LIMITS if bwrap_problem() else SandboxLevel.BWRAP
     try:
