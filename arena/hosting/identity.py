@@ -38,6 +38,7 @@ __all__ = [
     "DEFAULT_SEAT_UIDS",
     "SEAT_UIDS_ENV",
     "SeatIdentity",
+    "configured_uid_range",
     "folder_problem",
     "kill_uid",
     "lease_identity",
@@ -65,7 +66,7 @@ def parse_uid_range(text: str) -> tuple[int, int]:
     return low, high
 
 
-def _configured_range() -> tuple[int, int]:
+def configured_uid_range() -> tuple[int, int]:
     text = os.environ.get(SEAT_UIDS_ENV)
     return parse_uid_range(text) if text else DEFAULT_SEAT_UIDS
 
@@ -107,7 +108,7 @@ def lease_identity(uids: tuple[int, int] | None = None) -> SeatIdentity | None:
     """
     if os.geteuid() != 0:
         return None
-    low, high = uids or _configured_range()
+    low, high = uids or configured_uid_range()
     _LEASES.mkdir(parents=True, exist_ok=True, mode=0o700)
     os.chmod(_LEASES, 0o700)
     for uid in range(low, high + 1):

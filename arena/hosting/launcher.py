@@ -29,7 +29,7 @@ from arena.hosting.limits import Limits
 from arena.hosting.logs import DEFAULT_LOG_CAP
 from arena.hosting.lookup import is_address
 from arena.hosting.manifest import BotCommand, load_manifest
-from arena.hosting.process import BotProcess
+from arena.hosting.process import BotProcess, reachable_copy
 from arena.hosting.programs import program_problem
 from arena.hosting.sandbox import SandboxLevel, resolve_level
 from arena.sdk import Bot
@@ -86,6 +86,7 @@ class HostedBot:
     # bad interpreter): the user named something that cannot work.
     unstartable: bool = False
     own_dir: Path | None = None  # a temporary run folder, removed with the bot
+    copy_dir: Path | None = None  # a copy of its folder its uid can reach, removed with it
     manifest_name: str | None = None  # the name its manifest gives (to match its handshake's)
 
     @property
@@ -98,8 +99,9 @@ class HostedBot:
             self.connection.close()
         if self.process is not None:
             self.process.kill()
-        if self.own_dir is not None:
-            shutil.rmtree(self.own_dir, ignore_errors=True)
+        for folder in (self.own_dir, self.copy_dir):
+            if folder is not None:
+                shutil.rmtree(folder, ignore_errors=True)
 
 
 def host_bot(
@@ -222,6 +224,7 @@ def _spawn(launch: _Launch, settings: LaunchSettings) -> HostedBot:
             SeatStatus.START_FAILED, f"bot {command.name!r} ({command.source}): {problem}"
         )
         return HostedBot(launch.reference, None, level.value, start_fault=fault, unstartable=True)
+    command, copy_dir = reachable_copy(command, level)
     # Without a folder to keep them in, the bot's files (logs included) go when it does.
     own_dir = None if settings.run_dir else Path(tempfile.mkdtemp(prefix="arena-run-"))
     run_dir = settings.run_dir or own_dir
@@ -229,14 +232,23 @@ def _spawn(launch: _Launch, settings: LaunchSettings) -> HostedBot:
     try:
         process = BotProcess.start(command, level, run_dir, log_cap=settings.log_cap)
     except BaseException as error:
-        if own_dir is not None:
-            shutil.rmtree(own_dir, ignore_errors=True)
+        for folder in (own_dir, copy_dir):
+            if folder is not None:
+                shutil.rmtree(folder, ignore_errors=True)
         if not isinstance(error, HostingError):
             raise  # the arena's own trouble (a full disk): not the bot's fault
         fault = BotFault(SeatStatus.START_FAILED, _one_line(str(error)))  # could not run at all
         return HostedBot(launch.reference, None, level.value, start_fault=fault, unstartable=True)
     stderr = None if own_dir else str(process.stderr_path)
-    return HostedBot(launch.reference, None, process.level.value, process, stderr, own_dir=own_dir)
+    return HostedBot(
+        launch.reference,
+        None,
+        process.level.value,
+        process,
+        stderr,
+        own_dir=own_dir,
+        copy_dir=copy_dir,
+    )
 
 
 class _Wait(threading.Thread):

@@ -52,6 +52,7 @@ from arena.hosting.allowlist import Jail, runtime_paths
 from arena.hosting.errors import BotStartError, HostingError
 from arena.hosting.identity import (
     SeatIdentity,
+    configured_uid_range,
     folder_problem,
     lease_identity,
     path_problem,
@@ -68,7 +69,7 @@ from arena.hosting.sandbox import (
 from arena.hosting.seccomp import filter_program
 from arena.hosting.shared_python import unprivileged_python
 
-__all__ = ["ADDRESS_ENV", "BotProcess", "arena_folder"]
+__all__ = ["ADDRESS_ENV", "BotProcess", "arena_folder", "reachable_copy"]
 
 #: The environment variable that tells a bot where to serve.
 ADDRESS_ENV = "ARENA_BOT_ADDRESS"
@@ -500,6 +501,44 @@ def _seccomp_fd() -> int | None:
     os.lseek(fd, 0, os.SEEK_SET)
     os.set_inheritable(fd, True)
     return fd
+
+
+def reachable_copy(command: BotCommand, level: SandboxLevel) -> tuple[BotCommand, Path | None]:
+    """A bot whose folder its own uid cannot reach at ``limits`` (a root referee; the
+    folder under a root-only one, as a ladder's data folder or a test's often is) runs
+    from a copy in the arena's folder, which its uid can pass through: the command with
+    its folder (and paths inside it) moved there, and the copy (``None``: no copy made;
+    the caller removes it with the bot).  bwrap needs none (it binds the folder as root);
+    a level that is not ``limits``, or a folder its uid reaches, runs where it is."""
+    cwd = command.cwd
+    if level is not SandboxLevel.LIMITS or os.geteuid() != 0 or cwd is None:
+        return command, None
+    seat, _ = configured_uid_range()  # any seat uid: none owns the folder or its group
+    if path_problem(cwd, seat, seat) is None:
+        return command, None
+    copy = Path(tempfile.mkdtemp(prefix="bot-copy-", dir=arena_folder()))
+    os.chmod(copy, 0o711)
+    target = copy / "bot"
+    try:
+        shutil.copytree(cwd, target, symlinks=True)
+    except BaseException:
+        shutil.rmtree(copy, ignore_errors=True)
+        raise
+    os.chmod(target, 0o755)
+
+    def moved(path: Path) -> Path:
+        return target / path.relative_to(cwd) if path.is_relative_to(cwd) else path
+
+    argv = tuple(
+        str(moved(Path(arg))) if arg.startswith(f"{cwd}/") else arg for arg in command.argv
+    )
+    moved_command = dataclasses.replace(
+        command,
+        argv=argv,
+        cwd=target,
+        read_only_paths=tuple(moved(path) for path in command.read_only_paths),
+    )
+    return moved_command, copy
 
 
 def _on_reachable_python(command: BotCommand, identity: SeatIdentity) -> BotCommand:

@@ -1,8 +1,10 @@
 """Running a submission's ``build`` command in the sandbox.
 
-The build sees what a bot sees under bwrap (the system runtime, no network, its own
-pid, IPC and UTS namespaces, the seccomp filter) and runs as a uid of its own under a
-root server, with rlimits and a wall-clock limit.  Unlike a bot, it may write into its
+The build runs at the level strangers' bots get on this host
+(:func:`arena.hosting.host.strangers_level`: bwrap, else Landlock ``limits``) and sees
+what a bot sees there (the system runtime, no network, the seccomp filter; under bwrap
+its own pid, IPC and UTS namespaces), as a uid of its own under a root server, with
+rlimits and a wall-clock limit.  Unlike a bot, it may write into its
 own folder (that is what a build is for), and into a private HOME; once it has ended
 and every process of its uid is dead, the folder goes back to the server's user and is
 checked again (:func:`arena.submissions.unpack.check_tree`): links out, hard links and
@@ -13,36 +15,36 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena.hosting.allowlist import runtime_paths
-from arena.hosting.identity import SeatIdentity, lease_identity
+from arena.hosting._proctree import ProcessTree, count_user_tasks, ensure_child_subreaper
+from arena.hosting.allowlist import Jail, runtime_paths
+from arena.hosting.host import strangers_level
+from arena.hosting.identity import SeatIdentity, lease_identity, path_problem
 from arena.hosting.limits import Limits
+from arena.hosting.process import arena_folder
 from arena.hosting.sandbox import (
     SandboxLevel,
     bwrap_command,
     parent_bound_command,
-    resolve_level,
     rlimit_command,
 )
 from arena.hosting.seccomp import filter_program
-from arena.submissions.cleanup import walk_folders
+from arena.submissions.cleanup import remove_tree, walk_folders
+from arena.submissions.unpack import ArchiveError, UnpackLimits, check_tree
 
-__all__ = ["BuildResult", "BuildSettings", "run_build", "strangers_level"]
+__all__ = ["BuildResult", "BuildSettings", "run_build"]
 
 _OUTPUT_KEPT = 32 * 1024  # of the build's output, the report keeps its last bytes
 _SEARCH_PATH = "/usr/local/bin:/usr/bin:/bin"
-
-
-def strangers_level() -> SandboxLevel:
-    """The sandbox level a stranger's build and check run at: chosen here, and only here
-    (HostingError with the reason when it cannot be used on this host)."""
-    return resolve_level(SandboxLevel.BWRAP)
+_MARKER_ENV = "ARENA_BUILD"
 
 
 @dataclass(frozen=True)
@@ -78,10 +80,11 @@ class BuildResult:
 def run_build(
     command: str, tree: Path, scratch: Path, settings: BuildSettings | None = None
 ) -> BuildResult:
-    """Run ``sh -c command`` in ``tree`` under bwrap; ``scratch`` (an empty folder of the
-    server's) holds its HOME, its passwd file and its output log."""
+    """Run ``sh -c command`` in ``tree`` at the level strangers get here; ``scratch`` (an
+    empty folder of the server's) holds its HOME, its tmp folder, its passwd file and
+    its output log.  :class:`HostingError` naming what is missing where no level is fit."""
     settings = settings or BuildSettings()
-    strangers_level()  # HostingError with the reason when it cannot be used
+    level = strangers_level()
     identity = lease_identity()
     home = scratch / "home"
     home.mkdir(mode=0o700)
@@ -96,31 +99,31 @@ def run_build(
             _chown_tree(tree, identity.uid, identity.gid)
             os.chown(home, identity.uid, identity.gid)
             files = _passwd_files(scratch, identity, home)
-        inner = rlimit_command(
-            ["/bin/sh", "-c", command],
-            settings.limits,
-            processes=settings.limits.processes,
-            die_with_parent=False,
-            user=user,
-        )
-        wrapper = os.path.realpath(sys.executable)
-        program = filter_program()
+        token = f"{os.getpid()}-{time.monotonic_ns()}"
         seccomp = None
-        if program is not None:
-            seccomp = os.memfd_create("arena-build-seccomp", 0)
-            os.write(seccomp, program)
-            os.lseek(seccomp, 0, os.SEEK_SET)
-        try:
-            argv = parent_bound_command(
-                bwrap_command(
-                    inner,
-                    read_only=runtime_paths(wrapper, tree, _SEARCH_PATH),
-                    writable=[tree, home],
-                    chdir=tree,
-                    files=files,
-                    seccomp_fd=seccomp,
-                )
+        work: Path | None = None
+        tmp: Path | None = None
+        build_tree = tree
+        if level is SandboxLevel.LIMITS:
+            # No new root to mount the tree, HOME and tmp into: they must be where the
+            # build's uid can pass (the arena's folder; Landlock allows only them).
+            work = Path(tempfile.mkdtemp(prefix="build-", dir=arena_folder()))
+            os.chmod(work, 0o711)
+            build_tree, home, tmp = _limits_folders(tree, work, identity)
+            # RLIMIT_NPROC counts the uid's every task: the server's own user runs some.
+            extra = count_user_tasks(os.getuid()) if identity is None else 0
+            argv = rlimit_command(
+                ["/bin/sh", "-c", command],
+                settings.limits,
+                processes=settings.limits.processes + extra,
+                die_with_parent=True,
+                user=user,
+                jail=Jail(read_only=(), writable=(build_tree, home), tmp=tmp),
+                seccomp=True,
             )
+        else:
+            argv, seccomp = _bwrap_argv(command, tree, home, files, user, settings)
+        try:
             env = {
                 "PATH": _SEARCH_PATH,
                 "HOME": str(home),
@@ -129,14 +132,17 @@ def run_build(
                 "GOTOOLCHAIN": "local",
                 "GOFLAGS": "-buildvcs=false",
                 "npm_config_offline": "true",
+                _MARKER_ENV: token,  # how what it left is found again at limits
+                **({"TMPDIR": str(tmp)} if tmp is not None else {}),
             }
+            ensure_child_subreaper()  # its orphans come to us, to be found and reaped
             with open(log, "wb") as output:
                 popen = subprocess.Popen(
                     argv,
                     stdin=subprocess.DEVNULL,
                     stdout=output,
                     stderr=subprocess.STDOUT,
-                    cwd=home,
+                    cwd=build_tree if level is SandboxLevel.LIMITS else home,
                     env=env,
                     start_new_session=True,
                     close_fds=True,
@@ -152,16 +158,91 @@ def run_build(
         finally:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(popen.pid, signal.SIGKILL)  # bwrap and its pid namespace
+            # At limits, with no namespace around it: whatever left its session too.
+            ProcessTree(popen, f"{_MARKER_ENV}={token}".encode()).kill(grace=0.0)
             popen.wait()
     finally:
         if identity is not None:
             identity.release()  # kills whatever still runs as its uid
-            _chown_tree(tree, os.getuid(), os.getgid())
+            _chown_tree(build_tree, os.getuid(), os.getgid())
+    try:
+        if build_tree != tree:
+            _copy_back(build_tree, tree)
+    except ArchiveError as error:
+        status, refusal = 1, str(error)
+    else:
+        refusal = ""
+    finally:
+        if work is not None:
+            remove_tree(work)
     seconds = time.monotonic() - started
-    text = _tail(log)
+    text = _tail(log) + (f"\n{refusal}" if refusal else "")
     if status is None:
         text += f"\n(killed: still running after {settings.wall_seconds:g} s)"
     return BuildResult(command, status, seconds, text)
+
+
+def _limits_folders(
+    tree: Path, work: Path, identity: SeatIdentity | None
+) -> tuple[Path, Path, Path]:
+    """The tree to build in, HOME and TMPDIR at ``limits``, below ``work``: the tree
+    itself where the build's uid reaches it, else a copy (copied back afterwards)."""
+    home, tmp = work / "home", work / "tmp"
+    build_tree = tree
+    seat = identity.uid if identity is not None else None
+    if seat is not None and path_problem(tree, seat, seat) is not None:
+        build_tree = work / "bot"
+        shutil.copytree(tree, build_tree, symlinks=True)
+        _chown_tree(build_tree, seat, seat)
+    for folder in (home, tmp):
+        folder.mkdir(mode=0o700)
+        if identity is not None:
+            os.chown(folder, identity.uid, identity.gid)
+    return build_tree, home, tmp
+
+
+def _copy_back(built: Path, tree: Path) -> None:
+    """Put what the build made in a copy back in place of ``tree``, once it is known to
+    hold only what an archive could (a fifo would hang the copy, a link could lead out)."""
+    check_tree(built, UnpackLimits())
+    remove_tree(tree)
+    shutil.copytree(built, tree, symlinks=True)
+
+
+def _bwrap_argv(
+    command: str,
+    tree: Path,
+    home: Path,
+    files: list[tuple[Path, str]],
+    user: tuple[int, int] | None,
+    settings: BuildSettings,
+) -> tuple[list[str], int | None]:
+    """bwrap's command line for the build, and the seccomp filter's memfd (or None)."""
+    inner = rlimit_command(
+        ["/bin/sh", "-c", command],
+        settings.limits,
+        processes=settings.limits.processes,
+        die_with_parent=False,
+        user=user,
+    )
+    wrapper = os.path.realpath(sys.executable)
+    program = filter_program()
+    seccomp = None
+    if program is not None:
+        seccomp = os.memfd_create("arena-build-seccomp", 0)
+        os.write(seccomp, program)
+        os.lseek(seccomp, 0, os.SEEK_SET)
+    argv = parent_bound_command(
+        bwrap_command(
+            inner,
+            read_only=runtime_paths(wrapper, tree, _SEARCH_PATH),
+            writable=[tree, home],
+            chdir=tree,
+            files=files,
+            seccomp_fd=seccomp,
+        )
+    )
+    return argv, seccomp
 
 
 def _chown_tree(tree: Path, uid: int, gid: int) -> None:

@@ -23,6 +23,7 @@ from typing import Any
 
 from arena.hosting.allowlist import SYSTEM_DIRS
 from arena.hosting.errors import HostingError
+from arena.hosting.host import strangers_level
 from arena.hosting.manifest import (
     PYTHON_PLACEHOLDER,
     BotCommand,
@@ -35,7 +36,7 @@ from arena.ratings import DEFAULT_ENV
 from arena.referee.settings import TimeControl
 from arena.storage import LadderStore, StorageError
 from arena.storage.submissions_store import SubmissionStore
-from arena.submissions.build import BuildSettings, run_build, strangers_level
+from arena.submissions.build import BuildSettings, run_build
 from arena.submissions.cleanup import remove_tree
 from arena.submissions.layout import DataLayout
 from arena.submissions.stored import PACKED, pack_tree, unpack_packed
