@@ -35,6 +35,7 @@ __all__ = [
     "Guarantee",
     "Held",
     "HostSandbox",
+    "kernel_has_seccomp",
     "probe_host",
     "strangers_level",
 ]
@@ -275,10 +276,14 @@ def _seccomp_works() -> bool:
     if filter_program() is None:
         return False
     try:
-        status = Path("/proc/self/status").read_text()
+        return kernel_has_seccomp(Path("/proc/self/status").read_text())
     except OSError:
         return False
-    return "\nSeccomp:" in status  # the kernel was built with seccomp
+
+
+def kernel_has_seccomp(status: str) -> bool:
+    """Whether a ``/proc/PID/status`` text shows a kernel built with seccomp."""
+    return "\nSeccomp:" in status
 
 
 def _cgroups() -> str:

@@ -4,11 +4,18 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
 from arena.hosting.errors import HostingError
-from arena.hosting.host import FIT_FOR_STRANGERS, Guarantee, HostSandbox, probe_host
+from arena.hosting.host import (
+    FIT_FOR_STRANGERS,
+    Guarantee,
+    HostSandbox,
+    kernel_has_seccomp,
+    probe_host,
+)
 from arena.hosting.host import strangers_level as choose
 from arena.hosting.sandbox import SandboxLevel
 
@@ -156,4 +163,64 @@ def test_the_probe_reads_this_host() -> None:
     probed = probe_host()
     assert probed.root == (os.geteuid() == 0)
     assert probed.seccomp  # x86-64 with a seccomp-enabled kernel: this project's machines
-    assert probed.cgroups
+    if Path("/sys/fs/cgroup/unified/cgroup.controllers").exists():  # this kind of machine
+        assert probed.cgroups.startswith("cgroup v2 at /sys/fs/cgroup/unified: ")
+
+
+ROOT_TABLE = {
+    NONE: {
+        "filesystem": (False, "the host's files, with its uid's rights"),
+        "network": (False, "the host's network"),
+        "other seats": (True, "a uid of its own: the other seat's files, signals and ptrace are refused"),
+        "processes": (False, "killed with it, but no process limit"),
+        "memory": (False, "no limit"),
+        "uid": (True, "a uid of its own from the arena's range"),
+    },
+    LIMITS: {
+        "filesystem": (True, "Landlock ABI 7: only the allow-list, nothing else"),
+        "network": (True, "seccomp refuses every socket but unix ones and every connect, and Landlock refuses TCP bind and connect"),
+        "other seats": (True, "a uid of its own, and a Landlock domain of its own"),
+        "processes": (True, "process limit on its own uid; all killed with it"),
+        "memory": (True, "address-space rlimit"),
+        "uid": (True, "a uid of its own from the arena's range"),
+    },
+    BWRAP: {
+        "filesystem": (True, "a new root built from the allow-list"),
+        "network": (True, "an empty network namespace, and seccomp"),
+        "other seats": (True, "own pid and IPC namespaces, a uid of its own"),
+        "processes": (True, "pid namespace and process limit; all killed"),
+        "memory": (True, "address-space rlimit"),
+        "uid": (True, "a uid of its own"),
+    },
+}  # fmt: skip
+
+
+def test_the_table_doctor_shows(monkeypatch: pytest.MonkeyPatch) -> None:
+    machine = host(root=True)
+    for level, rows in ROOT_TABLE.items():
+        got = {g.value: (row.held, row.how) for g, row in machine.guarantees(level).items()}
+        assert got == rows, level
+    monkeypatch.setattr("arena.hosting.host.os.geteuid", lambda: 1234)
+    user = {g.value: (r.held, r.how) for g, r in host(root=False).guarantees(LIMITS).items()}
+    assert user["other seats"] == (
+        True, "a Landlock domain of its own: signals, ptrace and abstract sockets of others refused"
+    )  # fmt: skip
+    assert user["processes"] == (True, "process limit over your uid's count; all killed with it")
+    assert user["uid"] == (False, "your own uid (1234)")
+    rooted = host(root=True, abi=0).guarantees(LIMITS)[Guarantee.OTHER_SEATS]
+    assert rooted.how == "a uid of its own: the other seat's files, signals and ptrace are refused"
+    assert host(root=False).guarantees(NONE)[Guarantee.OTHER_SEATS].how == "shares your uid"
+
+
+def test_strangers_level_is_auto_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("arena.hosting.host.probe_host", lambda: host())
+    assert choose() is BWRAP
+
+
+def test_seccomp_is_read_from_the_kernels_status(monkeypatch: pytest.MonkeyPatch) -> None:
+    from arena.hosting import host as host_module
+
+    assert kernel_has_seccomp("Name:\tpython\nSeccomp:\t0\nSeccomp_filters:\t0\n")
+    assert not kernel_has_seccomp("Name:\tpython\nNoNewPrivs:\t0\n")
+    monkeypatch.setattr(host_module, "filter_program", lambda **_: None)
+    assert host_module._seccomp_works.__wrapped__() is False
