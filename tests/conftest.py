@@ -23,11 +23,13 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError(f"{name} is not the compiled module: it came from {origin}")
 
 
-#: ``ARENA_REQUIRE_SANDBOX=bwrap,landlock,...``: the sandbox mechanisms this host must
-#: have (CI sets it).  A test that would skip for want of one of them, its reason
-#: tagged ``[bwrap]``, ``[landlock]``..., fails instead: a guard whose mechanism broke
-#: must not turn its tests into skips while the suite stays green.
-REQUIRED_ENV = "ARENA_REQUIRE_SANDBOX"
+#: ``ARENA_REQUIRE_SANDBOX=bwrap,landlock``: the sandbox mechanisms this host must have,
+#: and ``ARENA_REQUIRE_TOOLS=chromium,go,...`` the tools (CI sets both).  A test that
+#: would skip for want of one of them, its reason tagged ``[bwrap]``, ``[landlock]``,
+#: ``[chromium]``, ``[go]``, ``[cpp]``, ``[node]``, ``[openspiel]``, ``[dask]`` or
+#: ``[dev]``, fails instead: a guard whose mechanism broke, or a tool CI failed to
+#: install, must not turn its tests into skips while the suite stays green.
+REQUIRED_ENV = ("ARENA_REQUIRE_SANDBOX", "ARENA_REQUIRE_TOOLS")
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -37,8 +39,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if not report.skipped or not isinstance(report.longrepr, tuple):
         return
     reason = str(report.longrepr[2]).removeprefix("Skipped: ")
-    required = {name.strip() for name in os.environ.get(REQUIRED_ENV, "").split(",") if name}
+    required = {
+        name.strip() for env in REQUIRED_ENV for name in os.environ.get(env, "").split(",") if name
+    }
     tag = reason[1 : reason.find("]")] if reason.startswith("[") else None
     if tag in required:
         report.outcome = "failed"
-        report.longrepr = f"{REQUIRED_ENV} requires {tag}, and this test would skip: {reason}"
+        report.longrepr = f"{tag} is required here ({' or '.join(REQUIRED_ENV)}), and this test would skip: {reason}"

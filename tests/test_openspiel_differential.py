@@ -31,7 +31,7 @@ import pytest
 
 pyspiel = pytest.importorskip(
     "pyspiel",
-    reason="OpenSpiel is not installed (pip install open-spiel); differential test skipped",
+    reason="[openspiel] OpenSpiel is not installed (pip install open-spiel); differential test skipped",
 )
 
 from arena.cards.card import Card, CardSet  # noqa: E402

@@ -237,3 +237,42 @@ def test_the_arena_runtime_is_its_environment_and_checkout_packages() -> None:
     assert arena_package.parent not in roots  # the package, not the checkout around it
     assert Path(os.path.realpath(sys.base_prefix)) in roots
     assert Path(os.path.realpath(sys.prefix)) in roots
+
+
+def test_etc_entries_that_do_not_exist_are_left_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    from arena.hosting import allowlist
+
+    monkeypatch.setattr(allowlist, "ETC_FILES", ("hosts", "no-such-entry/x", "ld.so.cache"))
+    args = system_binds()
+    binds = [args[i + 1] for i, arg in enumerate(args) if arg == "--ro-bind"]
+    assert binds == ["/usr", "/etc/hosts", "/etc/ld.so.cache"]
+    assert "/etc/no-such-entry" not in args
+
+
+def test_a_linked_program_needs_both_ends(tmp_path: Path) -> None:
+    real = tmp_path / "real" / "tool"
+    real.parent.mkdir()
+    real.write_text("#!/bin/sh\n")
+    real.chmod(0o755)
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "tool").symlink_to(real)
+    assert runtime_paths("tool", tmp_path, str(tmp_path / "bin")) == [
+        tmp_path / "bin" / "tool",
+        real,
+    ]
+
+
+def test_a_venv_whose_base_is_a_link_needs_both_prefixes(tmp_path: Path) -> None:
+    real_base = tmp_path / "pythons" / "3.11"
+    (real_base / "bin").mkdir(parents=True)
+    (tmp_path / "current").symlink_to(real_base)
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "python").write_text("")
+    (venv / "bin" / "python").chmod(0o755)
+    (venv / "pyvenv.cfg").write_text(f"home = {tmp_path / 'current' / 'bin'}\n")
+    site = venv / "lib" / "python3.11" / "site-packages"
+    site.mkdir(parents=True)
+    (site / "loop.pth").write_text(f"import site; site.addsitedir({str(site)!r})\n")  # a cycle
+    found = runtime_paths(str(venv / "bin" / "python"), tmp_path, "")
+    assert found == [venv, site, tmp_path / "current", real_base]

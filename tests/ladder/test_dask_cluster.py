@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("distributed", reason="the Dask tests need the dask extra")
+pytest.importorskip("distributed", reason="[dask] the Dask tests need the dask extra")
 
 from arena.cli.main import main
 from tests.ladder.dask_helpers import (

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("distributed", reason="the Dask tests need the dask extra")
+pytest.importorskip("distributed", reason="[dask] the Dask tests need the dask extra")
 
 from distributed import Client, LocalCluster
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 protoc = pytest.importorskip(
-    "grpc_tools.protoc", reason="grpcio-tools (a dev dependency) is not installed"
+    "grpc_tools.protoc", reason="[dev] grpcio-tools (a dev dependency) is not installed"
 )
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -32,7 +32,9 @@ def _missing() -> str | None:
 
 
 MISSING = _missing()
-pytestmark = pytest.mark.skipif(MISSING is not None, reason=f"C++ bot not buildable: {MISSING}")
+pytestmark = pytest.mark.skipif(
+    MISSING is not None, reason=f"[cpp] C++ bot not buildable: {MISSING}"
+)
 
 
 @pytest.fixture(scope="module")

@@ -35,7 +35,7 @@ def _missing() -> str | None:
 
 
 MISSING = _missing()
-pytestmark = pytest.mark.skipif(MISSING is not None, reason=f"Go bot not buildable: {MISSING}")
+pytestmark = pytest.mark.skipif(MISSING is not None, reason=f"[go] Go bot not buildable: {MISSING}")
 
 
 @pytest.fixture(scope="module")

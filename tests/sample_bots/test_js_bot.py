@@ -45,7 +45,9 @@ def _missing() -> str | None:
 
 
 MISSING = _missing()
-pytestmark = pytest.mark.skipif(MISSING is not None, reason=f"JS bot not runnable: {MISSING}")
+pytestmark = pytest.mark.skipif(
+    MISSING is not None, reason=f"[node] JS bot not runnable: {MISSING}"
+)
 
 BWRAP_PROBLEM = bwrap_problem()
 SANDBOXES = [

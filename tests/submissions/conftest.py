@@ -50,13 +50,13 @@ name = "greedy"
 def needs_bwrap() -> None:
     problem = bwrap_problem()
     if problem:
-        pytest.skip(f"submitted bots are checked only under bwrap: {problem}")
+        pytest.skip(f"[bwrap] {problem}")
 
 
 def needs_js_kit() -> None:
     if not (JS_KIT / "node_modules" / ".package-lock.json").is_file():
         pytest.skip(
-            "the JS kit's packages are not installed (make sample_bots/js/node_modules/.package-lock.json)"
+            "[node] the JS kit's packages are not installed (make sample_bots/js/node_modules/.package-lock.json)"
         )
 
 

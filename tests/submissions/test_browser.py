@@ -15,9 +15,9 @@ CHROMIUM = "/usr/bin/chromium"
 
 
 def _browser_or_skip() -> None:
-    pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    pytest.importorskip("playwright.sync_api", reason="[chromium] playwright is not installed")
     if shutil.which(CHROMIUM) is None:
-        pytest.skip(f"no browser at {CHROMIUM} (Debian: apt-get install chromium)")
+        pytest.skip(f"[chromium] no browser at {CHROMIUM} (Debian: apt-get install chromium)")
 
 
 def test_sign_in_upload_and_read_the_report(

@@ -90,7 +90,7 @@ def _cmdline(pid: str) -> bytes:
 
 def test_a_go_program_builds_offline(level: str, tmp_path: Path) -> None:
     if shutil.which("go") is None:
-        pytest.skip("no Go toolchain on this machine")
+        pytest.skip("[go] no Go toolchain on this machine")
     tree, scratch = _tree(tmp_path)
     (tree / "go.mod").write_text("module example.com/bot\n\ngo 1.19\n")
     (tree / "main.go").write_text(

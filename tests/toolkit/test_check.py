@@ -113,13 +113,13 @@ def test_greedy_conforms_and_takes_what_it_is_offered(plugins: PluginSet) -> Non
 
 def test_strong_conforms(plugins: PluginSet) -> None:
     if "strong" not in plugins.bots:
-        pytest.skip("the sample plugin (sample_bots/python, bot 'strong') is not installed")
+        pytest.skip("[dev] the sample plugin (sample_bots/python, bot 'strong') is not installed")
     assert_conforms(run_check("strong", plugins, FAST), [GIN])
 
 
 def test_js_starter_conforms(plugins: PluginSet) -> None:
     if shutil.which("node") is None or not (JS_KIT / "node_modules").is_dir():
-        pytest.skip("the JS bot needs node and sample_bots/js/node_modules (npm ci)")
+        pytest.skip("[node] the JS bot needs node and sample_bots/js/node_modules (npm ci)")
     assert_conforms(run_check(str(JS_KIT / "bot.toml"), plugins, FAST), [GIN])
 
 

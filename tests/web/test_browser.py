@@ -24,7 +24,8 @@ from arena.toolkit.seat_view import dealt_hands
 from tests.web.conftest import ARENA, HOSTILE, Ladders, serving
 
 sync_api = pytest.importorskip(
-    "playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')"
+    "playwright.sync_api",
+    reason="[chromium] playwright is not installed (pip install -e '.[test]')",
 )
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -42,12 +43,12 @@ ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "web"
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
+        pytest.skip(f"[chromium] no Chromium at {CHROMIUM} (apt-get install chromium)")
     with sync_api.sync_playwright() as playwright:
         try:
             launched = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         except sync_api.Error as error:
-            pytest.skip(f"Chromium does not start here: {error.message.splitlines()[0]}")
+            pytest.skip(f"[chromium] Chromium does not start here: {error.message.splitlines()[0]}")
         yield launched
         launched.close()
 
