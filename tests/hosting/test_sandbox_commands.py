@@ -59,7 +59,7 @@ def test_a_broken_bwrap_says_why(monkeypatch: pytest.MonkeyPatch, tmp_path: Path
         resolve_level("bwrap")
 
 
-def test_an_ordinary_users_bwrap_maps_the_bot_to_nobody(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_bwrap_maps_a_users_bot_to_nobody(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sandbox_module.os, "geteuid", lambda: 1000)
     argv = bwrap_command(["bot"], read_only=(), writable=(), chdir=Path("/"))
     assert argv[1:6] == ["--unshare-user", "--uid", "65534", "--gid", "65534"]
