@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -22,8 +24,9 @@ from arena.hosting import (
 from arena.hosting import identity as identity_module
 from arena.hosting import sandbox as sandbox_module
 from arena.hosting.identity import DEFAULT_SEAT_UIDS, SeatIdentity, kill_uid
+from arena.hosting.process import arena_folder, reachable_copy
 
-from .conftest import bot_command, python_command, wait_for
+from .conftest import BOTS, bot_command, python_command, wait_for
 
 LEVELS = [SandboxLevel.NONE, SandboxLevel.LIMITS]
 
@@ -289,3 +292,36 @@ def test_resolve_level(monkeypatch: pytest.MonkeyPatch) -> None:
         resolve_level("bwrap")
     monkeypatch.setattr(sandbox_module, "bwrap_problem", lambda: None)
     assert resolve_level("auto") is SandboxLevel.BWRAP
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="seat uids are leased by a root referee only")
+def test_a_folder_closed_to_the_seats_runs_from_a_reachable_copy(
+    tmp_path: Path, open_dir: Path, run_dir: Path
+) -> None:
+    closed = tmp_path / "closed" / "bot"  # pytest's folders are root's, mode 700
+    closed.mkdir(parents=True)
+    (closed / "hostile.py").write_text((BOTS / "hostile.py").read_text())
+    (closed / "data").mkdir()
+    command = BotCommand(
+        "closed",
+        (sys.executable, str(closed / "hostile.py"), "read=data/x"),
+        cwd=closed,
+        read_only_paths=(closed / "data", Path(sys.prefix)),
+    )
+    moved, copy = reachable_copy(command, SandboxLevel.LIMITS)
+    assert copy is not None and copy.parent == arena_folder()
+    try:
+        target = copy / "bot"
+        assert moved.cwd == target
+        assert moved.argv == (sys.executable, str(target / "hostile.py"), "read=data/x")
+        assert moved.read_only_paths == (target / "data", Path(sys.prefix))
+        assert (target / "hostile.py").read_text() == (closed / "hostile.py").read_text()
+        assert identity_module.path_problem(target / "hostile.py", 60000, 60000) is None
+        with BotProcess.start(moved, SandboxLevel.LIMITS, run_dir) as bot:
+            wait_for(lambda: "}" in bot.stdout_path.read_text(), what="its report")
+    finally:
+        shutil.rmtree(copy)
+    for level in (SandboxLevel.NONE, SandboxLevel.BWRAP):  # bwrap binds it as root
+        assert reachable_copy(command, level) == (command, None)
+    reachable = BotCommand("open", (sys.executable, "x.py"), cwd=open_dir)
+    assert reachable_copy(reachable, SandboxLevel.LIMITS) == (reachable, None)
