@@ -255,10 +255,8 @@ def _check_names(entries: list[Entry]) -> None:
     """No name twice (a folder may be named again), none under a file or a link."""
     kinds: dict[PurePosixPath, Kind] = {}
     for entry in entries:
-        if entry.name == PurePosixPath("."):
-            if entry.kind != FOLDER:
-                raise ArchiveError("entry '.': the folder itself must be a folder")
-            continue
+        if entry.name == PurePosixPath(".") and entry.kind != FOLDER:
+            raise ArchiveError("entry '.': the folder itself must be a folder")
         seen = kinds.get(entry.name)
         if seen is not None and not (seen == FOLDER and entry.kind == FOLDER):
             raise ArchiveError(f"entry {_show(str(entry.name))}: repeats an earlier entry")

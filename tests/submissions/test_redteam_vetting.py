@@ -482,6 +482,9 @@ def test_invalid_toml_says_its_line_even_at_the_end(tmp_path: Path) -> None:
         ('a = "x\\\\"' + "[" * 2, 2),  # an escaped backslash, then the quote ends it
         ("[a]\n[[b]]\n", 2),
         ("a = {b = {c = [1]}}", 3),
+        ("a = [[], [[]]]", 3),  # each closing bracket one level
+        ("a = ''\nb = [[1]]", 2),  # an empty string is not a multi-line one
+        ("a = '''''x'''\nb = [[1]]", 2),  # quotes that begin a multi-line string's text
     ],
 )
 def test_more_strings_and_tables(text: str, depth: int) -> None:
@@ -511,3 +514,9 @@ def test_a_program_on_the_path_is_judged_where_its_links_lead(
     manifest = 'name = "mybot"\ncommand = ["mysh", "run.sh"]\n'
     submission = _submit(author, tar_gz({"bot.toml": manifest, "run.sh": "exec true\n"}))
     assert submission.status == "accepted", submission.reason
+
+
+def test_a_manifest_named_by_a_string(tmp_path: Path) -> None:
+    path = tmp_path / "bot.toml"
+    path.write_text(GOOD)
+    assert load_manifest(str(path)).cwd == tmp_path.resolve()  # type: ignore[arg-type]
