@@ -518,6 +518,8 @@ def main(argv: list[str] | None = None) -> int:
                 )
         return 0
     runner = Runner(sys.executable, max(1, args.jobs))
+    # SIGTERM too ends through the finally below: its pytests killed, its folder removed.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     ok = True
     try:
         for target in targets:
