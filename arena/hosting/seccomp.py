@@ -74,7 +74,7 @@ def filter_program(*, unix_only: bool = False) -> bytes | None:
     EACCES: a bot serves on its own socket and never dials one, and the other seat's
     socket is the one thing of the same user's a dial could reach at ``limits``
     (Landlock only governs connecting to unix sockets from ABI 8)."""
-    if platform.machine() not in ("x86_64", "AMD64"):
+    if platform.machine() != "x86_64":
         return None
     deny = _RET, 0, 0, _ERRNO | errno.EPERM
     program: list[tuple[int, int, int, int]] = [

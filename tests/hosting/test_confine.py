@@ -5,8 +5,10 @@ closed."""
 from __future__ import annotations
 
 import os
+import shutil
 import struct
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -125,3 +127,30 @@ def test_a_failed_call_raises_with_its_errno() -> None:
         confine._syscall(libc, confine.SYS_LANDLOCK_RESTRICT_SELF, -1, 0)
     assert bad_fd.value.errno in (9, 38)  # EBADF, or ENOSYS without Landlock
     assert confine._syscall(libc, 39) == os.getpid()  # getpid: a result passes through
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="switching to another user needs root")
+def test_a_jail_the_kernel_refuses_to_enforce_never_runs_the_bot(tmp_path: Path) -> None:
+    """Without no_new_privs an unprivileged process may not enforce a ruleset: the
+    launcher, run as uid 65534, must stop there rather than exec the bot unconfined."""
+    if landlock_abi() == 0:
+        pytest.skip("[landlock] this kernel offers no Landlock")
+    from arena.hosting.process import arena_folder
+    from arena.hosting.shared_python import unprivileged_python
+
+    folder = Path(tempfile.mkdtemp(prefix="arena-test-witness-"))  # pytest's are root-only
+    folder.chmod(0o777)
+    witness = folder / "ran"
+    argv = _wrapped([f"landlock={landlock_abi()}", "ro=/usr"], ["/bin/touch", str(witness)])
+    argv[0] = unprivileged_python(arena_folder())  # one uid 65534 can run
+    setpriv = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+    done = subprocess.run([*setpriv, *argv], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 126, done
+    assert (
+        done.stderr
+        == "arena: cannot confine the bot: landlock_restrict_self: Operation not permitted\n"
+    )
+    assert not witness.exists()
+    enforced = subprocess.run([*setpriv, *argv[:-3], "nnp", *argv[-3:]], timeout=30)
+    assert enforced.returncode == 1 and not witness.exists()  # with nnp: the jail holds
+    shutil.rmtree(folder)

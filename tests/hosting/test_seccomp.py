@@ -104,6 +104,8 @@ def test_what_every_bot_needs_is_allowed(program: bytes) -> None:
     ):
         assert verdict(program, NUMBERS[name]) == ALLOW, name
     assert verdict(program, NUMBERS["clone"], (CLONE_THREAD | 0x3D0F00,)) == ALLOW
+    for flags in (17, 41, 42, 101, 165):  # SIGCHLD, and flags that read like call numbers
+        assert verdict(program, NUMBERS["clone"], (flags,)) == ALLOW, flags
     assert verdict(program, NUMBERS["socket"], (AF_UNIX,)) == ALLOW
 
 
