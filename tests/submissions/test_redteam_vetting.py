@@ -483,6 +483,10 @@ def test_invalid_toml_says_its_line_even_at_the_end(tmp_path: Path) -> None:
         ("[a]\n[[b]]\n", 2),
         ("a = {b = {c = [1]}}", 3),
         ("a = [[], [[]]]", 3),  # each closing bracket one level
+        ('a = """x\\\\"""\nb = [[1]]', 2),  # an escaped backslash just before the end
+        ('a = """x"""\nb = [[1]]', 2),
+        ("a = '''x'''\nb = [[1]]", 2),
+        ('a = ["""x"""]\nb = [[1]]', 2),  # the bracket right after the quotes closes
         ("a = ''\nb = [[1]]", 2),  # an empty string is not a multi-line one
         ("a = '''''x'''\nb = [[1]]", 2),  # quotes that begin a multi-line string's text
     ],
