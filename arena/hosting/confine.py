@@ -182,7 +182,8 @@ def install_seccomp(program: bytes) -> None:
     buffer = ctypes.create_string_buffer(program)
     fprog = SockFprog(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p))
     libc = _libc()
-    if libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0:
+    # Only the arguments the kernel reads (NO_NEW_PRIVS alone insists on zeros after).
+    if libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(fprog)) != 0:
         code = ctypes.get_errno()
         raise OSError(code, f"seccomp filter: {os.strerror(code)}")
 
@@ -207,7 +208,7 @@ def main(args: list[str]) -> None:
             values[what] = value
     libc = _libc()
     if "pdeathsig" in values:
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
         if os.getppid() != int(values["pdeathsig"]):
             os._exit(137)  # the referee died before prctl took effect
     for what, value in values.items():
