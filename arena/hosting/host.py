@@ -286,10 +286,10 @@ def kernel_has_seccomp(status: str) -> bool:
     return "\nSeccomp:" in status
 
 
-def _cgroups() -> str:
-    unified = Path("/sys/fs/cgroup/cgroup.controllers")
-    hybrid = Path("/sys/fs/cgroup/unified/cgroup.controllers")
-    for controllers in (unified, hybrid):
+def _cgroups(root: Path = Path("/sys/fs/cgroup")) -> str:
+    """What the cgroup v2 hierarchy under ``root`` offers (unified, or hybrid's
+    ``unified/``), in words."""
+    for controllers in (root / "cgroup.controllers", root / "unified" / "cgroup.controllers"):
         if controllers.exists():
             try:
                 offered = controllers.read_text().split()

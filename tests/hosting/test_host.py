@@ -224,3 +224,14 @@ def test_seccomp_is_read_from_the_kernels_status(monkeypatch: pytest.MonkeyPatch
     assert not kernel_has_seccomp("Name:\tpython\nNoNewPrivs:\t0\n")
     monkeypatch.setattr(host_module, "filter_program", lambda **_: None)
     assert host_module._seccomp_works.__wrapped__() is False
+
+
+def test_what_the_cgroup_hierarchy_offers(tmp_path: Path) -> None:
+    from arena.hosting.host import _cgroups
+
+    assert _cgroups(tmp_path) == "no cgroup v2 hierarchy"
+    (tmp_path / "unified").mkdir()
+    (tmp_path / "unified" / "cgroup.controllers").write_text("\n")
+    assert _cgroups(tmp_path) == f"cgroup v2 at {tmp_path / 'unified'}: no controllers delegated"
+    (tmp_path / "cgroup.controllers").write_text("cpu memory pids\n")
+    assert _cgroups(tmp_path) == f"cgroup v2 at {tmp_path}: controllers cpu, memory, pids"
