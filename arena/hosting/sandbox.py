@@ -286,7 +286,7 @@ def parent_bound_command(argv: Sequence[str]) -> list[str]:
 
 
 def _death_with_parent() -> list[str]:
-    return [f"pdeathsig={os.getpid()}"] if sys.platform.startswith("linux") else []
+    return [f"pdeathsig={os.getpid()}"]
 
 
 def _wrapped(specs: Sequence[str], argv: Sequence[str]) -> list[str]:
