@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from arena.hosting import BotProcess, Limits, SandboxLevel
+from arena.hosting import BotCommand, BotProcess, BotStartError, Limits, SandboxLevel
 from arena.hosting.host import probe_host
 from arena.hosting.process import arena_folder
 from arena.hosting.sandbox import _wrapped, bwrap_problem
@@ -271,3 +271,29 @@ def test_a_jail_that_cannot_be_built_never_runs_the_bot(
     done = subprocess.run(argv, capture_output=True, text=True, timeout=30)
     assert (done.returncode, done.stderr) == (126, f"arena: cannot confine the bot: {reason}\n")
     assert not witness.exists()
+
+
+def test_a_runtime_outside_the_jail_is_a_start_failure_naming_the_path(
+    run_dir: Path, open_dir: Path
+) -> None:
+    """A bot whose program needs a file the jail does not allow fails to start, and the
+    failure quotes the denial with the path, never a silent hang."""
+    if HOST.landlock_abi == 0:
+        pytest.skip("[landlock] this kernel offers no Landlock")
+    outside = open_dir / "elsewhere.py"  # readable by anyone, but not in the allow-list
+    outside.write_text("print('never')\n")
+    outside.chmod(0o644)
+    command = bot_command("healthy.py", name="needy")
+    command = BotCommand(
+        command.name,
+        (command.argv[0], "-c", f"exec(open({str(outside)!r}).read())"),
+        read_only_paths=command.read_only_paths,
+    )
+    with (
+        BotProcess.start(command, SandboxLevel.LIMITS, run_dir) as bot,
+        pytest.raises(BotStartError) as failed,
+    ):
+        bot.wait_ready(timeout=10)
+    message = str(failed.value)
+    assert "exited with status 1 before it was ready" in message
+    assert f"PermissionError: [Errno 13] Permission denied: '{outside}'" in message
