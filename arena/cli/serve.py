@@ -86,6 +86,9 @@ def _run(args: argparse.Namespace) -> int:
         port=args.port,
         log_level="warning",
         server_header=False,
+        # The client is the socket's peer: uvicorn would otherwise take X-Forwarded-For
+        # from 127.0.0.1, and a local client could dodge the per-address limits with it.
+        proxy_headers=False,
         http=guarded_protocol(limits),
     )
     server = uvicorn.Server(config)

@@ -16,6 +16,7 @@ import socket
 import sqlite3
 import threading
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -459,3 +460,21 @@ def test_rotate_names_the_author(ladder: Path, capsys: pytest.CaptureFixture[str
     capsys.readouterr()
     assert main(["ladder", "author", "rotate", str(ladder), "carol"]) == 2
     assert "author 'carol' is revoked" in capsys.readouterr().err
+
+
+def test_a_forged_forwarded_for_does_not_dodge_the_wrong_token_limit(
+    ladder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    add_author(ladder, "alice", capsys)
+    with serve(ladder, "--auth-failures", "3") as server:
+        statuses = []
+        for n in range(6):
+            request = urllib.request.Request(f"{server.url}/api/submissions")
+            request.add_header("Authorization", f"Bearer wrong-{n}")
+            request.add_header("X-Forwarded-For", f"203.0.113.{n}")  # a new address each time
+            try:
+                with urllib.request.urlopen(request, timeout=60) as response:
+                    statuses.append(response.status)
+            except urllib.error.HTTPError as error:
+                statuses.append(error.code)
+        assert statuses == [401, 401, 401, 429, 429, 429]
