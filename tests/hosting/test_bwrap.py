@@ -158,3 +158,13 @@ def test_kill_leaves_nothing(mode: str, marker: str, run_dir: Path) -> None:
         bot.kill(grace=0.2)
     assert marker_pids(marker) == []
     assert set(zombie_children()) <= zombies_before
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="an ordinary user's bwrap writes no passwd file")
+def test_the_sandbox_names_only_root_and_the_bot(run_dir: Path) -> None:
+    command = bot_command("hostile.py", "read=/etc/passwd", "read=/etc/group", name="reader")
+    with BotProcess.start(command, SandboxLevel.BWRAP, run_dir) as bot:
+        report = json.loads(wait_stdout(bot, "}").strip().splitlines()[-1])
+    passwd = f"root:x:0:0:root:/nonexistent:/usr/sbin/nologin\nbot:x:{bot.uid}:{bot.uid}:"
+    assert report["read=/etc/passwd"] == "read " + repr(passwd.encode()[:64]), report
+    assert report["read=/etc/group"] == "read " + repr(f"root:x:0:\nbot:x:{bot.uid}:\n".encode())

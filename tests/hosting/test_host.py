@@ -117,8 +117,13 @@ def test_the_level_asked_for_is_kept_only_if_fit(monkeypatch: pytest.MonkeyPatch
         match="sandbox level 'bwrap' is not fit for strangers' bots here: bwrap is not",
     ):
         choose("bwrap")
-    with pytest.raises(HostingError, match=r"sandbox level 'none' is not fit .*: filesystem: "):
+    with pytest.raises(HostingError) as refused:
         choose("none")
+    assert str(refused.value) == (
+        "sandbox level 'none' is not fit for strangers' bots here: filesystem: the host's "
+        "files, with its uid's rights; network: the host's network; other seats: shares "
+        "your uid; processes: killed with it, but no process limit"
+    )
     with pytest.raises(HostingError, match="unknown sandbox level 'jail'"):
         choose("jail")
 
@@ -222,6 +227,15 @@ def test_seccomp_is_read_from_the_kernels_status(monkeypatch: pytest.MonkeyPatch
 
     assert kernel_has_seccomp("Name:\tpython\nSeccomp:\t0\nSeccomp_filters:\t0\n")
     assert not kernel_has_seccomp("Name:\tpython\nNoNewPrivs:\t0\n")
+
+    class Unreadable(type(Path())):  # type: ignore[misc]
+        def read_text(self, *args: object, **kwargs: object) -> str:
+            raise OSError(13, "Permission denied")
+
+    monkeypatch.setattr(host_module, "Path", Unreadable)
+    assert host_module._seccomp_works.__wrapped__() is False
+    monkeypatch.undo()
+    assert host_module._seccomp_works.__wrapped__() is True
     monkeypatch.setattr(host_module, "filter_program", lambda **_: None)
     assert host_module._seccomp_works.__wrapped__() is False
 

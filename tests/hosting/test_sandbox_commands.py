@@ -75,6 +75,7 @@ def test_the_folders_bwrap_makes_above_the_bound_paths() -> None:
     assert _folders_above([Path("/usr/lib/x"), Path("/tmp/a/b")]) == [Path("/tmp/a")]
     assert _folders_above([Path("/srv/a"), Path("/srv/a/b")]) == [Path("/srv")]
     assert _folders_above([]) == []
+    assert _folders_above([Path("/proc/1/x"), Path("/dev/shm/y")]) == []  # bwrap's own
 
 
 def test_limits_never_ask_for_more_than_the_referee_has(monkeypatch: pytest.MonkeyPatch) -> None:
