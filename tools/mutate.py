@@ -52,6 +52,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from arena.submissions.cleanup import remove_tree  # noqa: E402  (any depth: see there)
+
 CONFIG = ROOT / "tools" / "mutate_targets.toml"
 PYTEST = ["-x", "-q", "-p", "no:cacheprovider", "--no-header", "-o", "addopts="]
 
@@ -318,9 +321,7 @@ class Runner:
     def close(self) -> None:
         for process in list(self._running):
             _kill(process)
-        for path in self.hook_dir.iterdir():
-            path.unlink()
-        self.hook_dir.rmdir()
+        remove_tree(self.hook_dir)
 
     def pytest(self, target: Target, mutant: Mutant | None) -> tuple[str, float]:
         """("passed" | "failed" | "timeout", seconds) of the target's tests on ``mutant``
@@ -336,7 +337,11 @@ class Runner:
                 env["ARENA_MUTANT_MODULE"] = _dotted(target.module)
                 env["ARENA_MUTANT_SOURCE"] = f.name
                 env["ARENA_MUTANT_FILE"] = str(ROOT / target.module)
-        argv = [self.python, "-m", "pytest", *PYTEST, *target.pytest_args, *target.tests]
+        # Its own temporary folder, removed after it: a mutant of a remover may leave a
+        # tree deeper than pytest's own clean-up (shutil.rmtree) can remove.
+        basetemp = Path(tempfile.mkdtemp(prefix="pytest-", dir=self.hook_dir))
+        argv = [self.python, "-m", "pytest", *PYTEST, f"--basetemp={basetemp}",
+                *target.pytest_args, *target.tests]  # fmt: skip
         started = time.monotonic()
         try:
             process = subprocess.Popen(
@@ -354,6 +359,7 @@ class Runner:
                 _kill(process)  # whatever it started in its session
         finally:
             os.unlink(f.name)
+            remove_tree(basetemp)
         return ("passed" if code == 0 else "failed"), time.monotonic() - started
 
 

@@ -816,3 +816,53 @@ def test_limits_summaries_and_entries_are_values() -> None:
     for value, name in ((UnpackLimits(), "files"), (UnpackSummary(1, 2), "bytes"), (entry, "kind")):
         with pytest.raises(FrozenInstanceError):
             setattr(value, name, 0)
+
+
+def test_remove_tree_and_walk_folders_leave_no_descriptor_open(tmp_path: Path) -> None:
+    top = tmp_path / "top"
+    (top / "a" / "b").mkdir(parents=True)
+    (top / "a" / "f").write_text("x")
+    before = len(os.listdir("/proc/self/fd"))
+    walk_folders(top, lambda _fd, _name: None)
+    remove_tree(top)
+    assert len(os.listdir("/proc/self/fd")) == before
+
+
+_CLOSED_FOLDERS = """
+import os, sys
+from pathlib import Path
+from arena.submissions.cleanup import remove_tree
+if os.geteuid() == 0:
+    os.setgid(65534)
+    os.setuid(65534)
+top = Path(sys.argv[1]) / "mine"
+(top / "closed" / "in").mkdir(parents=True)
+(top / "closed" / "in" / "f").write_text("x")
+(top / "readonly").mkdir()
+(top / "readonly" / "g").write_text("x")
+os.chmod(top / "closed" / "in", 0o500)  # no write: its file cannot be unlinked as it is
+os.chmod(top / "closed", 0)  # not even searchable
+os.chmod(top / "readonly", 0o500)
+remove_tree(top)
+print("gone" if not top.exists() else "left")
+"""
+
+
+def test_remove_tree_opens_folders_their_owner_closed() -> None:
+    """As their owner, not root (root passes every permission): folders of mode 000 and
+    without write permission are opened up and removed."""
+    import subprocess
+    import sys
+    import tempfile
+
+    base = Path(tempfile.mkdtemp(prefix="arena-closed-"))  # (pytest's folders are 0700)
+    try:
+        os.chmod(base, 0o777)
+        done = subprocess.run(
+            [sys.executable, "-c", _CLOSED_FOLDERS, str(base)],
+            capture_output=True, text=True, timeout=60, check=False,
+            cwd=Path(__file__).resolve().parents[2],
+        )  # fmt: skip
+        assert done.stdout.strip() == "gone", done.stderr
+    finally:
+        remove_tree(base)
