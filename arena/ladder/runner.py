@@ -32,6 +32,8 @@ from arena.privatefiles import private_folder
 from arena.ratings import DEFAULT_ENV, RatingEnv
 from arena.storage.ladder_store import BotStatus, LadderStore
 from arena.storage.submissions_store import submitted_bot_names
+from arena.submissions.layout import DataLayout
+from arena.submissions.stored import StoredVersionError, open_version
 
 __all__ = ["LadderError", "LadderRefused", "RunSummary", "run_ladder"]
 
@@ -163,6 +165,22 @@ def _check_sandbox(store: LadderStore, config: LadderConfig, progress: bool) -> 
     return level.value
 
 
+def _check_stored_versions(store: LadderStore, config: LadderConfig) -> None:
+    """Every active submitted bot starts from the archive that was vetted: its digest is
+    checked (and its folder unpacked again if missing) before anything is played."""
+    active = set(_active(store))
+    rows = store.db.execute("SELECT ladder_name, archive_sha256 FROM bot_versions").fetchall()
+    if not any(name in active for name, _ in rows):
+        return
+    layout = DataLayout.of(Path(store.path))
+    for name, sha256 in rows:
+        if name in active:
+            try:
+                open_version(layout, sha256)
+            except StoredVersionError as error:
+                raise LadderRefused(f"ladder {config.name}: bot {name}: {error}") from None
+
+
 class _LogBudget:
     """The ladder's total for bot logs (``[run] log_budget_mb``), shared out match by
     match: each bot's stream gets at most the default cap, and together no more than
@@ -232,6 +250,7 @@ def run_ladder(
     says."""
     config = _config(store)
     sandbox = _check_sandbox(store, config, progress)
+    _check_stored_versions(store, config)
     logs = _LogBudget(config)
     summary = RunSummary(recovered=store.recover_running())
     plugins = load_plugins(config.plugins, autoload=config.autoload_plugins)

@@ -59,6 +59,9 @@ class ClientLimits:
             )
 
 
+_DRAIN_QUIET = 0.5  # seconds without data after which an answered client has sent all
+
+
 def raw_response(
     status: int, reason: str, message: str, extra: dict[str, str] | None = None
 ) -> bytes:
@@ -77,6 +80,23 @@ def raw_response(
     return head.encode("latin-1") + b"\r\n" + body
 
 
+class _Lingering:
+    """The transport uvicorn is handed: its ``close`` goes through the protocol, which
+    holds it while the client is still sending a body that was answered early (uvicorn
+    closes at once after answering a request that said ``Connection: close``, and the
+    client, still writing, would see a broken pipe instead of the answer)."""
+
+    def __init__(self, real: asyncio.Transport, close: Any) -> None:
+        self.real = real
+        self._close = close
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real, name)
+
+    def close(self) -> None:
+        self._close()
+
+
 def guarded_protocol(limits: ClientLimits) -> type[H11Protocol]:
     """uvicorn's h11 protocol with ``limits`` (pass it as ``uvicorn.Config(http=...)``).
     Each call makes a class with its own count of connections per address."""
@@ -93,11 +113,14 @@ def guarded_protocol(limits: ClientLimits) -> type[H11Protocol]:
             self._bytes = 0  # of the body, so far
             self._answered: float | None = None  # when an answer went out before the body
             self._idle = False  # kept alive between requests: uvicorn's own timeout applies
+            self._drain_until: float | None = None  # lingering: the rest of a body is dropped
+            self._drained_last = 0.0
 
         # -- the connection ------------------------------------------------------------
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-            super().connection_made(transport)
+            self._real_transport = transport
+            super().connection_made(_Lingering(transport, self._close_when_drained))  # type: ignore[arg-type]
             address = self.client[0] if self.client else None
             if address is not None:
                 if open_from.get(address, 0) >= limits.connections_per_address:
@@ -127,6 +150,9 @@ def guarded_protocol(limits: ClientLimits) -> type[H11Protocol]:
 
         def data_received(self, data: bytes) -> None:
             now = time.monotonic()
+            if self._drain_until is not None:
+                self._drained_last = now  # the rest of an answered body: dropped unread
+                return
             self._idle = False
             if self._owes == "body":
                 self._bytes += len(data)
@@ -142,6 +168,31 @@ def guarded_protocol(limits: ClientLimits) -> type[H11Protocol]:
 
         def send_400_response(self, msg: str) -> None:
             self._refuse(400, "Bad Request", msg)
+
+        # -- closing ------------------------------------------------------------------------
+
+        def _close_when_drained(self) -> None:
+            """Close now, unless the client is still sending a body already answered:
+            then drop what it sends until it stops (quiet for a moment), hangs up, or
+            ``linger`` seconds pass, so that it can read the answer."""
+            real = self._real_transport
+            if self.conn.their_state is not h11.SEND_BODY or real.is_closing():
+                real.close()
+                return
+            if self._drain_until is None:
+                now = time.monotonic()
+                self._drain_until, self._drained_last = now + limits.linger, now
+                self.loop.call_later(_DRAIN_QUIET, self._drained)
+
+        def _drained(self) -> None:
+            real = self._real_transport
+            if real.is_closing() or self._drain_until is None:
+                return
+            now = time.monotonic()
+            if now >= self._drain_until or now - self._drained_last >= _DRAIN_QUIET:
+                real.close()
+            else:
+                self.loop.call_later(_DRAIN_QUIET, self._drained)
 
         # -- what the client owes, and when it is due -------------------------------------
 
@@ -217,6 +268,6 @@ def guarded_protocol(limits: ClientLimits) -> type[H11Protocol]:
                     f"the request's head did not arrive within {limits.header_timeout:g} s",
                 )
             else:
-                self.transport.close()  # mid-body: there is no answer to give
+                self._real_transport.close()  # mid-body: there is no answer to give
 
     return GuardedH11Protocol

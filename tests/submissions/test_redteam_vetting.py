@@ -30,6 +30,7 @@ from arena.hosting.manifest import (
     toml_nesting,
 )
 from arena.hosting.sandbox import SandboxLevel
+from arena.ladder.runner import LadderRefused, run_ladder
 from arena.storage import LadderStore
 from arena.storage.submissions_store import Submission, SubmissionStore
 from arena.submissions import pipeline
@@ -386,6 +387,14 @@ def test_a_match_starts_only_from_an_archive_with_the_vetted_hash(
     with pytest.raises(StoredVersionError, match="not the one vetted"):
         open_version(layout, place.name)
     assert not (place / "bot").exists()
+    # ...and a ladder run with that bot is refused before anything is played.
+    store = LadderStore.open(author)
+    try:
+        with pytest.raises(LadderRefused, match=r"bot \S+: version \w+: its archive has digest"):
+            run_ladder(store, progress=False)
+        assert store.counts() == {}
+    finally:
+        store.close()
     (place / PACKED).unlink()
     with pytest.raises(StoredVersionError, match="its archive is missing"):
         open_version(layout, place.name)
