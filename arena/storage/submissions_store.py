@@ -185,10 +185,14 @@ class SubmissionStore:
             ).rowcount
             if not changed:
                 self._no_active_author(name)
-            self.db.execute(
-                "DELETE FROM sessions WHERE author_id = (SELECT id FROM authors WHERE name = ?)",
-                (name,),
-            )
+            self._end_sessions(name)
+
+    def _end_sessions(self, name: str) -> None:
+        """Every session of the author ends (inside the caller's transaction)."""
+        self.db.execute(
+            "DELETE FROM sessions WHERE author_id = (SELECT id FROM authors WHERE name = ?)",
+            (name,),
+        )
 
     def rotate(self, name: str) -> str:
         """A new token for the author; the old one stops working and every session
@@ -201,10 +205,7 @@ class SubmissionStore:
             ).rowcount
             if not changed:
                 self._no_active_author(name)
-            self.db.execute(
-                "DELETE FROM sessions WHERE author_id = (SELECT id FROM authors WHERE name = ?)",
-                (name,),
-            )
+            self._end_sessions(name)
         return token
 
     def _no_active_author(self, name: str) -> None:
