@@ -13,9 +13,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -200,6 +202,26 @@ def test_cannot_touch_the_other_seat_or_the_referee(level: SandboxLevel, run_dir
                 assert state != "T", f"{pid} was stopped"
             victim.wait_ready(timeout=5)  # still serving
             assert holder.returncode() is None
+
+
+@pytest.mark.parametrize("level", STRANGER_LEVELS)
+def test_a_signal_to_everyone_reaches_no_one_else(level: SandboxLevel, run_dir: Path) -> None:
+    """kill(-1): every process the bot may signal.  Not the other seat, not the referee."""
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGUSR1, lambda number, frame: caught.append(number))
+    try:
+        with BotProcess.start(
+            bot_command("hostile.py", "trap", name="other"), level, run_dir
+        ) as other:
+            assert report_of(other)["trap"] == "trapping"
+            with BotProcess.start(attacker("killall"), level, run_dir) as bot:
+                report_of(bot)
+                time.sleep(0.3)  # a signal sent is delivered by now
+            assert "trapped" not in other.stdout_path.read_text()
+            assert other.returncode() is None
+    finally:
+        signal.signal(signal.SIGUSR1, previous)
+    assert caught == []
 
 
 @pytest.mark.parametrize("level", STRANGER_LEVELS)

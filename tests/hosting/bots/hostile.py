@@ -8,7 +8,8 @@ many it got), escape=MARKER (setsid, double fork, exec with an empty environment
 flood=BYTES (writes that much to stdout and to stderr), syscall=NAME (unshare,
 keyctl, bpf, mount: raw calls a bot has no need for), tcp=PORT and udp=PORT (to
 127.0.0.1), hold=NAME (binds and keeps the abstract unix socket NAME), abstract=NAME
-(connects to it).  Never imports arena.
+(connects to it), trap (prints "trapped" when a SIGUSR1 arrives), killall (SIGUSR1 to
+every process it may signal: kill(-1)).  Never imports arena.
 """
 
 import ctypes
@@ -98,6 +99,11 @@ def attack(kind: str, value: str) -> object:
         return "flooded"
     if kind == "syscall":
         return raw(*SYSCALLS[value])
+    if kind == "trap":
+        signal.signal(signal.SIGUSR1, lambda *_: print("trapped", flush=True))
+        return "trapping"
+    if kind == "killall":
+        return outcome(lambda: os.kill(-1, signal.SIGUSR1) or "sent")
     if kind == "tcp":
 
         def tcp() -> str:
