@@ -2,7 +2,7 @@
 (not on Windows), else asyncio's own.
 
 A match is a chain of gRPC round trips through the loops at both ends, and uvloop's
-are cheaper (benchmarks/bench_protocol.py; the README's Performance section).
+are cheaper (benchmarks/bench_protocol.py; docs/PERFORMANCE.md).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Files and folders only their owner can open: replays, ladder databases, bots' logs.
 
-Bots run as other users (docs: README, Sandbox), so owner-only modes keep them out of
+Bots run as other users (docs/SANDBOX.md), so owner-only modes keep them out of
 what the referee writes: a replay names the cards played, a ladder's database holds
 the secret its deals come from.  Modes are set explicitly rather than through the
 umask, which is the whole process's and the user's to choose.

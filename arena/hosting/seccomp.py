@@ -16,7 +16,7 @@ filter written for one table must not be walked around through another.
 
 The program is classic BPF as ``bwrap --seccomp FD`` and ``prctl(PR_SET_SECCOMP)``
 (:mod:`arena.hosting.confine`) read it: an array of ``struct sock_filter``.  Only x86-64 has a table here; elsewhere :func:`filter_program`
-returns ``None`` and bots run without the filter (the README says so).
+returns ``None`` and bots run without the filter (docs/SANDBOX.md says so).
 """
 
 from __future__ import annotations

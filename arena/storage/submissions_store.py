@@ -475,7 +475,7 @@ class SubmissionStore:
         initial: Rating,
     ) -> BotVersion:
         """Record the new version and put it in the ladder in place of the last one, in one
-        transaction: it starts from the last version's mu with sigma reset (README).
+        transaction: it starts from the last version's mu with sigma reset (docs/SUBMISSIONS.md).
         What it takes on disk (the tree at ``path`` and the archive) counts against its
         author's disk quota."""
         stored = self._version_bytes(Path(path), sha256, submission_id)

@@ -63,7 +63,7 @@ def play_drawn_hand(game: GinGame) -> None:
 
 
 def expected_first_dealer(seed: int) -> int:
-    """RULES.md: lowest card of a seeded cut deals.  README: seat 0 cuts deck[0],
+    """RULES.md: lowest card of a seeded cut deals.  docs/PERFORMANCE.md: seat 0 cuts deck[0],
     seat 1 deck[1] (of shuffled_deck(derive_seed(seed, 0))); equal ranks cut again
     with the next two cards."""
     deck = shuffled_deck(derive_seed(seed, 0))

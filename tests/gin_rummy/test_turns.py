@@ -1,5 +1,5 @@
 """The deal, a turn (draw then discard), the discard-pile rule, observations and
-legal actions (RULES.md Gin Rummy 1-3; README "Engine conventions").
+legal actions (RULES.md Gin Rummy 1-3; docs/PERFORMANCE.md, "Engines").
 
 Deal: the non-dealer holds 2C-3C-4C 5D-6D-7D 9C-9H-9S 3H, the dealer 6H-7H-8H
 JC-JD-JS 2S-3S-4S QH; the upcard is KC; the stock starts KD 5H AH TC.

@@ -4,7 +4,7 @@ The attacker (bots/hostile.py) is given what it could at worst find out: the pat
 the referee's files and of its opponent's socket and logs, and host pids.  Each test
 asserts the verdict and what must not happen.  Levels below bwrap only keep bots apart
 when the referee is root (each bot then has a uid of its own); an ordinary user's bots
-share its identity there, which the README says, and those cases skip saying so.
+share its identity there, which docs/SANDBOX.md says, and those cases skip saying so.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ ALL_LEVELS = [
 
 def isolated(level: SandboxLevel) -> None:
     """Skip where this level promises nothing against the attack: an ordinary user's
-    bots at ``none``, and at ``limits`` where there is no Landlock (README).  Where the
+    bots at ``none``, and at ``limits`` where there is no Landlock (docs/SANDBOX.md).  Where the
     kernel has Landlock, ``limits`` holds for an ordinary user too."""
     if ROOT or level is SandboxLevel.BWRAP:
         return
@@ -54,7 +54,7 @@ def isolated(level: SandboxLevel) -> None:
         pytest.skip(
             "[landlock] at 'limits' without Landlock an ordinary user's bots share its identity"
         )
-    pytest.skip(f"at {level.value!r} an ordinary user's bots share its identity (README)")
+    pytest.skip(f"at {level.value!r} an ordinary user's bots share its identity (docs/SANDBOX.md)")
 
 
 def attacker(*attacks: str, limits: Limits | None = None) -> BotCommand:

@@ -172,7 +172,7 @@ def test_the_view_at_each_decision_is_the_engine_s(
 def test_dealt_cards_follow_the_deal_convention(
     gin: tuple[Path, list[dict[str, Any]]], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # README: the non-dealer gets cards 0, 2, .., 18 of the deck, the dealer 1, 3, .., 19.
+    # docs/PERFORMANCE.md (Engines): the non-dealer gets cards 0, 2, .., 18 of the deck, the dealer 1, 3, .., 19.
     path, records = gin
     _, lines, _ = arena(capsys, "replay", str(path), "--seat", "1")
     dealt = [line.removeprefix("    you are dealt ") for line in lines if "you are dealt" in line]
