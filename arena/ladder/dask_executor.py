@@ -48,8 +48,9 @@ _CONNECT_SECONDS = 20
 
 
 class DaskExecutor:
-    def __init__(self, config: LadderConfig, address: str) -> None:
+    def __init__(self, config: LadderConfig, address: str, strangers: bool = False) -> None:
         self.config = config
+        self.strangers = strangers  # strangers' bots: a worker's level must be fit for them
         self.address = address or "a LocalCluster"
         self.cluster: LocalCluster | None = None
         if address:
@@ -71,7 +72,7 @@ class DaskExecutor:
             self.client = Client(self.cluster)
         self.run = f"arena-{config.name}-{secrets.token_hex(4)}"
         self.profile = worker_profile(config.plugins, config.autoload_plugins)
-        self.resource = requirement_resource(self.profile, config.sandbox)
+        self.resource = requirement_resource(self.profile, config.sandbox, strangers)
         self.admitted: dict[str, int] = {}  # worker address -> threads
         self.refused: dict[str, str] = {}  # worker address -> why
         self.bundles: dict[str, tuple[str, str, bytes]] = {}
@@ -106,6 +107,7 @@ class DaskExecutor:
                 self.config.autoload_plugins,
                 workers=new,
                 on_error="return",
+                strangers=self.strangers,
             )
         except (OSError, TimeoutError) as error:
             raise ExecutorLostError(self._lost(error)) from None

@@ -34,6 +34,7 @@ from distributed import Scheduler, Worker, WorkerPlugin, get_worker
 
 import arena
 from arena.hosting.errors import HostingError
+from arena.hosting.host import strangers_level
 from arena.hosting.process import arena_folder
 from arena.hosting.sandbox import resolve_level
 from arena.ladder.bundles import unpack
@@ -113,9 +114,11 @@ def describe_difference(runner: dict[str, Any], worker: dict[str, Any]) -> str |
     return "; ".join(problems) or None
 
 
-def requirement_resource(profile: dict[str, Any], sandbox: str) -> str:
+def requirement_resource(profile: dict[str, Any], sandbox: str, strangers: bool = False) -> str:
     """The Dask resource admitted workers carry: one name per set of requirements."""
-    text = json.dumps({"profile": profile, "sandbox": sandbox}, sort_keys=True)
+    text = json.dumps(
+        {"profile": profile, "sandbox": sandbox, "strangers": strangers}, sort_keys=True
+    )
     return "arena-" + hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -125,9 +128,12 @@ async def admit_worker(
     modules: tuple[str, ...],
     autoload: bool,
     dask_worker: Worker,
+    strangers: bool = False,
 ) -> dict[str, Any]:
     """Run on each worker by the runner (``client.run``): check it and, if it passes,
-    give it the ladder's resource.  Returns ``{"problem": str | None, ...}``."""
+    give it the ladder's resource.  With ``strangers`` (the ladder plays strangers'
+    bots), the level must be fit for them on this worker's host, which may lack what the
+    runner's has (bwrap, Landlock).  Returns ``{"problem": str | None, ...}``."""
     key = (modules, autoload)
     if key not in _PROFILES:  # a worker's plugins do not change while it lives
         _PROFILES[key] = await asyncio.to_thread(worker_profile, modules, autoload)
@@ -136,13 +142,15 @@ async def admit_worker(
     level = ""
     if problem is None:
         try:
-            level = (await asyncio.to_thread(resolve_level, sandbox)).value
+            choose = strangers_level if strangers else resolve_level
+            level = (await asyncio.to_thread(choose, sandbox)).value
         except HostingError as error:
             problem = str(error)
     if problem is None:
         nthreads = dask_worker.state.nthreads
         await dask_worker.plugin_add(plugin=_PoolCloser(), name="arena-referee-pool")
-        await dask_worker.set_resources(**{requirement_resource(expected, sandbox): nthreads})
+        resource = requirement_resource(expected, sandbox, strangers)
+        await dask_worker.set_resources(**{resource: nthreads})
     return {"problem": problem, "sandbox": level, "nthreads": dask_worker.state.nthreads}
 
 

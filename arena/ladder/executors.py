@@ -115,9 +115,13 @@ class LocalExecutor:
 
 
 @contextmanager
-def open_executor(config: LadderConfig, dask: str | None = None) -> Iterator[MatchExecutor]:
+def open_executor(
+    config: LadderConfig, dask: str | None = None, strangers: bool = False
+) -> Iterator[MatchExecutor]:
     """The executor the config asks for; ``dask`` (an address, or "local" for a
-    LocalCluster) overrides it, as ``arena ladder run --dask`` does."""
+    LocalCluster) overrides it, as ``arena ladder run --dask`` does.  ``strangers``: the
+    ladder plays strangers' bots, so a Dask worker is admitted only where its sandbox
+    level is fit for them."""
     if dask is None and config.executor == "local":
         local = LocalExecutor(config.workers)
         try:
@@ -134,7 +138,7 @@ def open_executor(config: LadderConfig, dask: str | None = None) -> Iterator[Mat
         raise DaskUnavailableError(
             f"running matches on Dask needs the distributed package: {DASK_INSTALL}"
         ) from None
-    remote = DaskExecutor(config, address)
+    remote = DaskExecutor(config, address, strangers)
     try:
         yield remote
     finally:

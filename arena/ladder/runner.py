@@ -135,12 +135,17 @@ def _whose(config: LadderConfig, submitted: list[str]) -> str:
     return f"has submitted bots ({', '.join(submitted)})"
 
 
+def _submitted_active(store: LadderStore) -> list[str]:
+    """The active bots that came in as submissions (strangers' code)."""
+    return sorted(submitted_bot_names(store) & set(_active(store)))
+
+
 def _check_sandbox(store: LadderStore, config: LadderConfig, progress: bool) -> str:
     """The sandbox level to play at.  Strangers' bots (a ladder marked ``untrusted``, or
     any active submitted bot) play only at a level fit for strangers on this host
     (:mod:`arena.hosting.host`: bwrap, else Landlock ``limits``); say so when bots
     share the user's identity."""
-    submitted = sorted(submitted_bot_names(store) & set(_active(store)))
+    submitted = _submitted_active(store)
     try:
         if config.untrusted or submitted:
             level = strangers_level(config.sandbox)
@@ -284,7 +289,12 @@ def run_ladder(
     pending: set[int] = set()
     started = 0
     problem: str | None = None
-    with _requeue_if_lost(store, pending, summary), open_executor(config, dask) as executor:
+    with (
+        _requeue_if_lost(store, pending, summary),
+        open_executor(
+            config, dask, strangers=config.untrusted or bool(_submitted_active(store))
+        ) as executor,
+    ):
         while True:
             summary.cancelled += store.cancel_inactive()  # bots disabled or removed meanwhile
             while (

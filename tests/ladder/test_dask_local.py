@@ -3,6 +3,7 @@ worker it lands on, and what ``--dask`` says without the package."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from collections.abc import Iterator
@@ -15,6 +16,7 @@ pytest.importorskip("distributed", reason="[dask] the Dask tests need the dask e
 from distributed import Client, LocalCluster
 
 from arena.cli.main import main
+from arena.hosting.host import probe_host
 from arena.ladder import dask_executor, run_ladder
 from arena.ladder.config import LadderConfigError, load_ladder_config
 from arena.ladder.dask_worker import (
@@ -133,6 +135,22 @@ def test_a_worker_without_the_sandbox_gets_no_matches(
     (answer,) = client.run(admit_worker, mine, "bwrap", (), True).values()
     assert "sandbox level 'bwrap' is not usable here: bwrap is not installed" in answer["problem"]
     assert requirement_resource(mine, "bwrap") not in resources(client)
+
+
+def test_a_worker_whose_host_cannot_jail_strangers_gets_none_of_their_matches(
+    client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The runner's host may have Landlock or bwrap and a worker's not: a ladder of
+    strangers' bots admits a worker only where a level fit for them exists there."""
+    bare = dataclasses.replace(probe_host(), landlock_abi=0, bwrap_problem="bwrap is not installed")
+    monkeypatch.setattr("arena.hosting.host.probe_host", lambda: bare)
+    mine = worker_profile((), True)
+    (answer,) = client.run(admit_worker, mine, "auto", (), True, strangers=True).values()
+    assert answer["problem"].startswith("no sandbox level here is fit for strangers' bots")
+    assert requirement_resource(mine, "auto", strangers=True) not in resources(client)
+    (answer,) = client.run(admit_worker, mine, "auto", (), True).values()  # own bots: auto
+    assert answer["problem"] is None  # not held to the strangers' rule
+    assert requirement_resource(mine, "auto", strangers=True) not in resources(client)
 
 
 def test_dask_without_the_package_says_how_to_install_it(
