@@ -64,7 +64,9 @@ def test_a_duplicate_result_is_ignored_and_logged(
     made: list[Echoing] = []
 
     @contextmanager
-    def echoing(config: LadderConfig, dask: str | None = None) -> Iterator[Echoing]:
+    def echoing(
+        config: LadderConfig, dask: str | None = None, strangers: bool = False
+    ) -> Iterator[Echoing]:
         made.append(Echoing(config.workers))
         try:
             yield made[0]
