@@ -47,7 +47,7 @@ from types import TracebackType
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from arena.hosting._proctree import ProcessTree, count_user_tasks, ensure_child_subreaper
+from arena.hosting._proctree import ProcessTree, ensure_child_subreaper
 from arena.hosting.allowlist import Jail, runtime_paths
 from arena.hosting.errors import BotStartError, HostingError
 from arena.hosting.identity import (
@@ -63,10 +63,11 @@ from arena.hosting.programs import program_problem
 from arena.hosting.sandbox import (
     SandboxLevel,
     bwrap_command,
+    limits_processes,
     parent_bound_command,
     rlimit_command,
+    seccomp_memfd,
 )
-from arena.hosting.seccomp import filter_program
 from arena.hosting.shared_python import unprivileged_python
 
 __all__ = ["ADDRESS_ENV", "BotProcess", "arena_folder", "reachable_copy"]
@@ -175,7 +176,7 @@ class BotProcess:
                         f"{home.identity.uid}, and its folder {problem}: make it readable by "
                         f"other users (chmod a+rX)"
                     )
-            seccomp = _seccomp_fd() if level is SandboxLevel.BWRAP else None
+            seccomp = seccomp_memfd() if level is SandboxLevel.BWRAP else None
             try:
                 argv = _command_line(command, level, cwd, env["PATH"], home, seccomp)
                 logs = LogPump(run_dir, command.name, log_cap)
@@ -440,15 +441,10 @@ def _command_line(
             return list(command.argv)
         return rlimit_command(command.argv, None, processes=0, die_with_parent=True, user=user)
     if level is SandboxLevel.LIMITS:
-        # RLIMIT_NPROC counts every task of the real uid: a leased uid runs nothing
-        # else; the referee's own uid already runs some, so allow `processes` more.
-        nproc = command.limits.processes
-        if user is None:
-            nproc += count_user_tasks(os.getuid())
         return rlimit_command(
             command.argv,
             command.limits,
-            processes=nproc,
+            processes=limits_processes(command.limits.processes, user),
             die_with_parent=True,
             user=user,
             jail=_jail(command, cwd, search_path, home, runtime=[]),
@@ -489,18 +485,6 @@ def _jail(
         *([cwd] if cwd != home.work else []),
     ]
     return Jail(tuple(dict.fromkeys(read_only)), (home.work, home.socket.parent), home.tmp)
-
-
-def _seccomp_fd() -> int | None:
-    """A sealed in-memory file holding the seccomp filter, for ``bwrap --seccomp``."""
-    program = filter_program()
-    if program is None:
-        return None
-    fd = os.memfd_create("arena-seccomp", os.MFD_CLOEXEC)
-    os.write(fd, program)
-    os.lseek(fd, 0, os.SEEK_SET)
-    os.set_inheritable(fd, True)
-    return fd
 
 
 def reachable_copy(command: BotCommand, level: SandboxLevel) -> tuple[BotCommand, Path | None]:

@@ -39,7 +39,7 @@ from enum import Enum
 from pathlib import Path
 
 from arena.hosting import confine
-from arena.hosting._proctree import ProcessTree, ensure_child_subreaper
+from arena.hosting._proctree import ProcessTree, count_user_tasks, ensure_child_subreaper
 from arena.hosting.allowlist import Jail, landlock_paths, system_binds
 from arena.hosting.confine import landlock_abi
 from arena.hosting.errors import HostingError
@@ -53,9 +53,11 @@ __all__ = [
     "bwrap_binary",
     "bwrap_command",
     "bwrap_problem",
+    "limits_processes",
     "parent_bound_command",
     "resolve_level",
     "rlimit_command",
+    "seccomp_memfd",
 ]
 
 #: The uid and gid a bot has inside bwrap's user namespace when the referee is not root.
@@ -275,6 +277,26 @@ def rlimit_command(
     if program is not None:
         specs.append(f"seccomp={program.hex()}")
     return _wrapped(specs, argv)
+
+
+def limits_processes(processes: int, user: tuple[int, int] | None) -> int:
+    """RLIMIT_NPROC at ``limits``, where it counts every task of the real uid: a seat's
+    own uid runs nothing else, the referee's uid (``user`` None) already runs some, so
+    ``processes`` more than those."""
+    return processes if user is not None else processes + count_user_tasks(os.getuid())
+
+
+def seccomp_memfd() -> int | None:
+    """A sealed in-memory file holding the seccomp filter, for ``bwrap --seccomp FD``
+    (pass it with ``pass_fds`` and close it once started); ``None`` where there is none."""
+    program = filter_program()
+    if program is None:
+        return None
+    fd = os.memfd_create("arena-seccomp", os.MFD_CLOEXEC)
+    os.write(fd, program)
+    os.lseek(fd, 0, os.SEEK_SET)
+    os.set_inheritable(fd, True)
+    return fd
 
 
 def parent_bound_command(argv: Sequence[str]) -> list[str]:

@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena.hosting._proctree import ProcessTree, count_user_tasks, ensure_child_subreaper
+from arena.hosting._proctree import ProcessTree, ensure_child_subreaper
 from arena.hosting.allowlist import Jail, runtime_paths
 from arena.hosting.host import strangers_level
 from arena.hosting.identity import SeatIdentity, lease_identity, path_problem
@@ -33,10 +33,11 @@ from arena.hosting.process import arena_folder
 from arena.hosting.sandbox import (
     SandboxLevel,
     bwrap_command,
+    limits_processes,
     parent_bound_command,
     rlimit_command,
+    seccomp_memfd,
 )
-from arena.hosting.seccomp import filter_program
 from arena.submissions.cleanup import remove_tree, walk_folders
 from arena.submissions.unpack import ArchiveError, UnpackLimits, check_tree
 
@@ -86,44 +87,42 @@ def run_build(
     settings = settings or BuildSettings()
     level = strangers_level()
     identity = lease_identity()
-    home = scratch / "home"
-    home.mkdir(mode=0o700)
+    user = (identity.uid, identity.gid) if identity is not None else None
     log = scratch / "build.log"
     started = time.monotonic()
     status: int | None = None
-    try:
-        user = None
-        files: list[tuple[Path, str]] = []
-        if identity is not None:
-            user = (identity.uid, identity.gid)
-            _chown_tree(tree, identity.uid, identity.gid)
-            os.chown(home, identity.uid, identity.gid)
-            files = _passwd_files(scratch, identity, home)
-        token = f"{os.getpid()}-{time.monotonic_ns()}"
-        seccomp = None
-        work: Path | None = None
-        tmp: Path | None = None
-        build_tree = tree
-        if level is SandboxLevel.LIMITS:
-            # No new root to mount the tree, HOME and tmp into: they must be where the
-            # build's uid can pass (the arena's folder; Landlock allows only them).
-            work = Path(tempfile.mkdtemp(prefix="build-", dir=arena_folder()))
-            os.chmod(work, 0o711)
-            build_tree, home, tmp = _limits_folders(tree, work, identity)
-            # RLIMIT_NPROC counts the uid's every task: the server's own user runs some.
-            extra = count_user_tasks(os.getuid()) if identity is None else 0
-            argv = rlimit_command(
-                ["/bin/sh", "-c", command],
-                settings.limits,
-                processes=settings.limits.processes + extra,
-                die_with_parent=True,
-                user=user,
-                jail=Jail(read_only=(), writable=(build_tree, home), tmp=tmp),
-                seccomp=True,
-            )
-        else:
-            argv, seccomp = _bwrap_argv(command, tree, home, files, user, settings)
+    token = f"{os.getpid()}-{time.monotonic_ns()}"
+    seccomp = None
+    work: Path | None = None
+    tmp: Path | None = None
+    build_tree = tree
+    refusal = ""
+    try:  # the work folder goes whatever happens
         try:
+            if level is SandboxLevel.LIMITS:
+                # No new root to mount the tree, HOME and tmp into: they must be where the
+                # build's uid can pass (the arena's folder; Landlock allows only them).
+                work = Path(tempfile.mkdtemp(prefix="build-", dir=arena_folder()))
+                os.chmod(work, 0o711)
+                build_tree, home, tmp = _limits_folders(tree, work, identity)
+                argv = rlimit_command(
+                    ["/bin/sh", "-c", command],
+                    settings.limits,
+                    processes=limits_processes(settings.limits.processes, user),
+                    die_with_parent=True,
+                    user=user,
+                    jail=Jail(read_only=(), writable=(build_tree, home), tmp=tmp),
+                    seccomp=True,
+                )
+            else:
+                home = scratch / "home"
+                home.mkdir(mode=0o700)
+                files: list[tuple[Path, str]] = []
+                if identity is not None:
+                    _chown_tree(tree, identity.uid, identity.gid)
+                    os.chown(home, identity.uid, identity.gid)
+                    files = _passwd_files(scratch, identity, home)
+                argv, seccomp = _bwrap_argv(command, tree, home, files, user, settings)
             env = {
                 "PATH": _SEARCH_PATH,
                 "HOME": str(home),
@@ -135,43 +134,17 @@ def run_build(
                 _MARKER_ENV: token,  # how what it left is found again at limits
                 **({"TMPDIR": str(tmp)} if tmp is not None else {}),
             }
-            ensure_child_subreaper()  # its orphans come to us, to be found and reaped
-            with open(log, "wb") as output:
-                popen = subprocess.Popen(
-                    argv,
-                    stdin=subprocess.DEVNULL,
-                    stdout=output,
-                    stderr=subprocess.STDOUT,
-                    cwd=build_tree if level is SandboxLevel.LIMITS else home,
-                    env=env,
-                    start_new_session=True,
-                    close_fds=True,
-                    pass_fds=() if seccomp is None else (seccomp,),
-                )
+            cwd = build_tree if level is SandboxLevel.LIMITS else home
+            status = _run(argv, env, cwd, seccomp, log, settings.wall_seconds, token)
         finally:
-            if seccomp is not None:
-                os.close(seccomp)
-        try:
-            status = popen.wait(timeout=settings.wall_seconds)
-        except subprocess.TimeoutExpired:
-            status = None
-        finally:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(popen.pid, signal.SIGKILL)  # bwrap and its pid namespace
-            # At limits, with no namespace around it: whatever left its session too.
-            ProcessTree(popen, f"{_MARKER_ENV}={token}".encode()).kill(grace=0.0)
-            popen.wait()
-    finally:
-        if identity is not None:
-            identity.release()  # kills whatever still runs as its uid
-            _chown_tree(build_tree, os.getuid(), os.getgid())
-    try:
+            if identity is not None:
+                identity.release()  # kills whatever still runs as its uid
+                _chown_tree(build_tree, os.getuid(), os.getgid())
         if build_tree != tree:
-            _copy_back(build_tree, tree)
-    except ArchiveError as error:
-        status, refusal = 1, str(error)
-    else:
-        refusal = ""
+            try:
+                _copy_back(build_tree, tree)
+            except ArchiveError as error:
+                status, refusal = 1, str(error)
     finally:
         if work is not None:
             remove_tree(work)
@@ -182,6 +155,46 @@ def run_build(
     return BuildResult(command, status, seconds, text)
 
 
+def _run(
+    argv: list[str],
+    env: dict[str, str],
+    cwd: Path,
+    seccomp: int | None,
+    log: Path,
+    wall_seconds: float,
+    token: str,
+) -> int | None:
+    """Run the build with its output in ``log``; its exit status, or ``None`` when it was
+    killed at ``wall_seconds``.  Nothing it started is left running."""
+    ensure_child_subreaper()  # its orphans come to us, to be found and reaped
+    try:
+        with open(log, "wb") as output:
+            popen = subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=output,
+                stderr=subprocess.STDOUT,
+                cwd=cwd,
+                env=env,
+                start_new_session=True,
+                close_fds=True,
+                pass_fds=() if seccomp is None else (seccomp,),
+            )
+    finally:
+        if seccomp is not None:
+            os.close(seccomp)
+    try:
+        return popen.wait(timeout=wall_seconds)
+    except subprocess.TimeoutExpired:
+        return None
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(popen.pid, signal.SIGKILL)  # bwrap and its pid namespace
+        # At limits, with no namespace around it: whatever left its session too.
+        ProcessTree(popen, f"{_MARKER_ENV}={token}".encode()).kill(grace=0.0)
+        popen.wait()
+
+
 def _limits_folders(
     tree: Path, work: Path, identity: SeatIdentity | None
 ) -> tuple[Path, Path, Path]:
@@ -189,11 +202,11 @@ def _limits_folders(
     itself where the build's uid reaches it, else a copy (copied back afterwards)."""
     home, tmp = work / "home", work / "tmp"
     build_tree = tree
-    seat = identity.uid if identity is not None else None
-    if seat is not None and path_problem(tree, seat, seat) is not None:
-        build_tree = work / "bot"
-        shutil.copytree(tree, build_tree, symlinks=True)
-        _chown_tree(build_tree, seat, seat)
+    if identity is not None:
+        if path_problem(tree, identity.uid, identity.gid) is not None:
+            build_tree = work / "bot"
+            shutil.copytree(tree, build_tree, symlinks=True)
+        _chown_tree(build_tree, identity.uid, identity.gid)
     for folder in (home, tmp):
         folder.mkdir(mode=0o700)
         if identity is not None:
@@ -226,12 +239,7 @@ def _bwrap_argv(
         user=user,
     )
     wrapper = os.path.realpath(sys.executable)
-    program = filter_program()
-    seccomp = None
-    if program is not None:
-        seccomp = os.memfd_create("arena-build-seccomp", 0)
-        os.write(seccomp, program)
-        os.lseek(seccomp, 0, os.SEEK_SET)
+    seccomp = seccomp_memfd()
     argv = parent_bound_command(
         bwrap_command(
             inner,
