@@ -83,6 +83,11 @@ def wait_stdout(bot: BotProcess, text: str, timeout: float = 10.0) -> str:
     return bot.stdout_path.read_text()
 
 
+def stopped(pid: int) -> bool:
+    """Whether process ``pid`` is stopped (by a SIGSTOP an attacker sent)."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "T"
+
+
 @pytest.fixture
 def marker() -> str:
     return f"arena-test-{uuid.uuid4().hex}"

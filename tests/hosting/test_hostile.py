@@ -25,7 +25,7 @@ from arena.hosting.host import probe_host
 from arena.hosting.sandbox import bwrap_problem
 from arena.testing.processes import processes_with
 
-from .conftest import BOT_PYTHON, BOTS, bot_command, wait_for, wait_stdout
+from .conftest import BOT_PYTHON, BOTS, bot_command, stopped, wait_for, wait_stdout
 
 ROOT = os.geteuid() == 0
 BWRAP_PROBLEM = bwrap_problem()
@@ -167,8 +167,7 @@ def test_cannot_touch_its_opponent(level: SandboxLevel, run_dir: Path) -> None:
             report = report_of(bot)
         for attack in attacks:
             assert refused(report[attack]), (attack, report[attack])
-        state = Path(f"/proc/{victim.pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        assert state != "T", "the victim was stopped"
+        assert not stopped(victim.pid), "the victim was stopped"
         victim.wait_ready(timeout=5)  # still serving
 
 

@@ -31,7 +31,7 @@ from arena.hosting.process import arena_folder
 from arena.hosting.sandbox import _wrapped, bwrap_problem
 from arena.hosting.shared_python import unprivileged_python
 
-from .conftest import bot_command, wait_stdout
+from .conftest import bot_command, stopped, wait_stdout
 
 ROOT = os.geteuid() == 0
 HOST = probe_host()
@@ -198,8 +198,7 @@ def test_cannot_touch_the_other_seat_or_the_referee(level: SandboxLevel, run_dir
             for attack in attacks:
                 assert refused(report[attack]), (attack, report[attack])
             for pid in (victim.pid, holder.pid):
-                state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-                assert state != "T", f"{pid} was stopped"
+                assert not stopped(pid), f"{pid} was stopped"
             victim.wait_ready(timeout=5)  # still serving
             assert holder.returncode() is None
 

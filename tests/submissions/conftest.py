@@ -75,6 +75,15 @@ def add_author(db: Path, name: str, capsys: pytest.CaptureFixture[str]) -> str:
     return capsys.readouterr().out.strip().splitlines()[-1]
 
 
+def submit(
+    url: str, folder: Path, token: str, capsys: pytest.CaptureFixture[str]
+) -> tuple[int, str]:
+    """``arena submit URL FOLDER --token TOKEN --wait``: its exit status and output."""
+    capsys.readouterr()
+    code = main(["submit", url, str(folder), "--token", token, "--wait", "--poll", "0.5"])
+    return code, capsys.readouterr().out
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

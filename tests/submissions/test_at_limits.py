@@ -12,7 +12,7 @@ import pytest
 
 from arena.cli.main import main
 from arena.hosting.confine import landlock_abi
-from tests.submissions.conftest import JS_KIT, add_author, needs_js_kit, serve
+from tests.submissions.conftest import JS_KIT, add_author, needs_js_kit, serve, submit
 
 
 def test_a_submitted_bot_plays_at_landlock_limits_without_bwrap(
@@ -24,11 +24,7 @@ def test_a_submitted_bot_plays_at_landlock_limits_without_bwrap(
     monkeypatch.setenv("ARENA_BWRAP", "/nonexistent/bwrap")
     alice = add_author(ladder, "alice", capsys)
     with serve(ladder) as server:
-        capsys.readouterr()
-        code = main(
-            ["submit", server.url, str(JS_KIT), "--token", alice, "--wait", "--poll", "0.5"]
-        )
-        out = capsys.readouterr().out
+        code, out = submit(server.url, JS_KIT, alice, capsys)
         assert code == 0, out
         assert "accepted: js-starter version 1" in out
     assert main(["ladder", "run", str(ladder), "--quiet", "--no-leaderboard"]) == 0

@@ -14,7 +14,14 @@ import pytest
 from arena.cli.main import main
 from arena.ratings import DEFAULT_ENV
 from arena.storage import LadderStore
-from tests.submissions.conftest import JS_KIT, add_author, needs_bwrap, needs_js_kit, serve
+from tests.submissions.conftest import (
+    JS_KIT,
+    add_author,
+    needs_bwrap,
+    needs_js_kit,
+    serve,
+    submit,
+)
 from tests.submissions.web import WebSession
 
 
@@ -32,17 +39,12 @@ def test_from_a_folder_to_the_leaderboard(
     alice = add_author(ladder, "alice", capsys)
     bob = add_author(ladder, "bob", capsys)
     with serve(ladder) as server:
-        capsys.readouterr()
-        code = main(
-            ["submit", server.url, str(JS_KIT), "--token", alice, "--wait", "--poll", "0.5"]
-        )
-        out = capsys.readouterr().out
+        code, out = submit(server.url, JS_KIT, alice, capsys)
         assert code == 0, out
         assert "PASS  handshake" in out
         assert "accepted: js-starter version 1, in the ladder as js-starter.v1" in out
         # The name is alice's now: bob's copy of the same kit is refused, naming why.
-        code = main(["submit", server.url, str(JS_KIT), "--token", bob, "--wait", "--poll", "0.5"])
-        out = capsys.readouterr().out
+        code, out = submit(server.url, JS_KIT, bob, capsys)
         assert code == 1
         assert "rejected: the bot name 'js-starter' belongs to another author" in out
 
@@ -84,10 +86,8 @@ def test_from_a_folder_to_the_leaderboard(
         with open(changed / "strategy.js", "a") as file:
             file.write("\n// version 2\n")
         old_mu = board["js-starter.v1"]["mu"]
-        code = main(
-            ["submit", server.url, str(changed), "--token", alice, "--wait", "--poll", "0.5"]
-        )
-        assert code == 0, capsys.readouterr().out
+        code, out = submit(server.url, changed, alice, capsys)
+        assert code == 0, out
     board = _board(ladder, capsys)
     assert board["js-starter.v1"]["status"] == "disabled"
     assert board["js-starter.v1"]["matches"] == 1
