@@ -31,7 +31,7 @@ from arena.plugins import PluginError, UnknownBotError, load_plugins
 from arena.privatefiles import private_folder
 from arena.ratings import DEFAULT_ENV, RatingEnv
 from arena.storage.ladder_store import BotStatus, LadderStore
-from arena.storage.submissions_store import submitted_bot_names
+from arena.storage.submissions_store import submitted_bot_names, submitted_versions
 from arena.submissions.layout import DataLayout
 from arena.submissions.stored import StoredVersionError, open_version
 
@@ -174,16 +174,15 @@ def _check_stored_versions(store: LadderStore, config: LadderConfig) -> None:
     """Every active submitted bot starts from the archive that was vetted: its digest is
     checked (and its folder unpacked again if missing) before anything is played."""
     active = set(_active(store))
-    rows = store.db.execute("SELECT ladder_name, archive_sha256 FROM bot_versions").fetchall()
-    if not any(name in active for name, _ in rows):
+    versions = {name: sha for name, sha in submitted_versions(store).items() if name in active}
+    if not versions:
         return
     layout = DataLayout.of(Path(store.path))
-    for name, sha256 in rows:
-        if name in active:
-            try:
-                open_version(layout, sha256)
-            except StoredVersionError as error:
-                raise LadderRefused(f"ladder {config.name}: bot {name}: {error}") from None
+    for name, sha256 in sorted(versions.items()):
+        try:
+            open_version(layout, sha256)
+        except StoredVersionError as error:
+            raise LadderRefused(f"ladder {config.name}: bot {name}: {error}") from None
 
 
 class _LogBudget:

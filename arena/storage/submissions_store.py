@@ -35,6 +35,7 @@ __all__ = [
     "SubmissionStore",
     "hash_token",
     "submitted_bot_names",
+    "submitted_versions",
     "tree_bytes",
 ]
 
@@ -137,9 +138,16 @@ class BotVersion:
     created: str
 
 
+def submitted_versions(store: LadderStore) -> dict[str, str]:
+    """The bots that came in as submissions (strangers' code): ladder name -> the
+    SHA-256 of the archive that was vetted."""
+    rows = store.db.execute("SELECT ladder_name, archive_sha256 FROM bot_versions")
+    return {name: sha256 for name, sha256 in rows}
+
+
 def submitted_bot_names(store: LadderStore) -> set[str]:
     """The ladder names of bots that came in as submissions (strangers' code)."""
-    return {row[0] for row in store.db.execute("SELECT ladder_name FROM bot_versions")}
+    return set(submitted_versions(store))
 
 
 class SubmissionStore:
