@@ -57,10 +57,15 @@ cpp-bot:
 	else echo "warning: g++ or gRPC's C++ packages not found ($(CPP_KIT_PACKAGES)); the C++ bot will not run"; fi
 
 # OpenSpiel is the reference for the differential test and the benchmark. Where it
-# cannot be installed, those skip and say why; nothing else depends on it.
+# cannot be installed, those skip and say why; nothing else depends on it.  The learn
+# extra (arena.envs) and RLCard, the reference of its RLCard encoding, come here too.
 $(REFERENCE_STAMP): $(STAMP)
 	$(QUIET_EDITABLE) $(BIN)/python -m pip install --quiet -e '.[reference]' \
 	  || echo "warning: open-spiel could not be installed; the OpenSpiel comparisons will skip"
+	$(QUIET_EDITABLE) $(BIN)/python -m pip install --quiet -e '.[learn]' \
+	  || echo "warning: the learn extra could not be installed; tests/envs will skip"
+	$(QUIET_EDITABLE) $(BIN)/python -m pip install --quiet -e '.[learn-reference]' \
+	  || echo "warning: rlcard could not be installed; the RLCard comparisons will skip"
 	touch $@
 
 # The main job: a small ladder of the sample bots, ending with the leaderboard and the

@@ -1,0 +1,246 @@
+"""Gin Rummy driven by action ids: the game, the encodings, the rewards."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from typing import Any, Final
+
+import numpy as np
+
+from arena.games.base import IllegalActionError
+from arena.games.gin_rummy import CLASSIC, STANDARD, GinGame, GinRules, Phase
+from arena.games.gin_rummy import encoding as enc
+from arena.games.gin_rummy.actions import Action, Discard, Draw, DrawSource, Pass
+from arena.games.gin_rummy.observation import VisibleState
+from arena.envs._core import (
+    EnvConfigError,
+    EnvOptions,
+    FloatArray,
+    game_seed,
+    legal_error,
+    masks_to_array,
+    split_options,
+)
+
+__all__ = ["ENCODINGS", "GIN_PRESETS", "GinCore", "gin_rules"]
+
+GIN_PRESETS: Final[dict[str, GinRules]] = {
+    "standard": STANDARD,
+    "classic": CLASSIC,
+    # Oklahoma Gin on the standard scores (RULES.md, Gin Rummy options).
+    "oklahoma": GinRules(name="oklahoma", oklahoma=True),
+}
+ENCODINGS: Final = ("arena", "rlcard")
+RULE_NAMES: Final = tuple(f.name for f in fields(GinRules) if f.name != "name")
+
+SCALARS: Final = 15
+ARENA_OBS: Final = 11 * 52 + SCALARS  # ten mask planes, the pile order, the scalars
+RLCARD_OBS: Final = (5, 52)
+_PHASES: Final = (Phase.FIRST_UPCARD, Phase.DRAW, Phase.DISCARD, Phase.DEFEND, Phase.LAST_DISCARD)
+
+
+def gin_rules(preset: str, options: dict[str, Any]) -> tuple[GinRules, EnvOptions]:
+    """The rules and environment options of ``preset`` + ``options``; a bad name or
+    value is an ``EnvConfigError`` naming the valid ones."""
+    if preset not in GIN_PRESETS:
+        raise EnvConfigError(
+            f"unknown Gin Rummy preset {preset!r}; presets: {', '.join(GIN_PRESETS)}"
+        )
+    rule_values, env_options = split_options(options, RULE_NAMES, "Gin Rummy")
+    try:
+        rules = GinRules.from_mapping(rule_values, GIN_PRESETS[preset])
+    except (ValueError, TypeError) as error:
+        raise EnvConfigError(str(error)) from None
+    return rules, env_options
+
+
+class GinCore:
+    """One Gin Rummy game played by ids in one encoding (``arena`` or ``rlcard``)."""
+
+    num_seats = 2
+
+    def __init__(self, rules: GinRules, options: EnvOptions, encoding: str = "arena") -> None:
+        if encoding not in ENCODINGS:
+            raise EnvConfigError(
+                f"unknown encoding {encoding!r}; encodings: {', '.join(ENCODINGS)}"
+            )
+        self.rules = rules
+        self.options = options
+        self.encoding = encoding
+        self.rlcard = encoding == "rlcard"
+        self.num_actions = enc.RLCARD_ACTIONS if self.rlcard else enc.ACTIONS
+        self.obs_shape: tuple[int, ...] = RLCARD_OBS if self.rlcard else (ARENA_OBS,)
+        self.obs_high = 1.0
+        self.target = rules.target
+        self.game: GinGame = GinGame(rules, 0)
+        self.refused = [0, 0]
+        self.discarded = [0, 0]
+        self._hands_seen = 0
+        self._given = [0.0, 0.0]
+        self.match_seed = 0
+
+    # -- the game --------------------------------------------------------------------
+
+    def new_game(self, match_seed: int) -> None:
+        self.match_seed = match_seed
+        self.game = GinGame(
+            self.rules,
+            game_seed(match_seed),
+            max_deals=self.options.max_deals,
+            single_hand=self.options.hands_only,
+        )
+        self.refused = [0, 0]
+        self.discarded = [0, 0]
+        self._hands_seen = 0
+        self._given = [0.0, 0.0]
+        self._auto()
+
+    def to_act(self) -> int | None:
+        return self.game.current_seat()
+
+    def is_over(self) -> bool:
+        return self.game.summary is not None
+
+    def view(self, seat: int) -> VisibleState:
+        return self.game.hand.visible(seat)
+
+    def legal_mask(self) -> int:
+        seat = self.game.current_seat()
+        if seat is None:
+            return 0
+        hand = self.game.hand
+        view = hand.visible(seat)
+        if self.rlcard:
+            return enc.rlcard_legal_ids(hand, view)
+        return enc.legal_ids(hand, view)
+
+    def action_of(self, ident: int) -> Action:
+        hand = self.game.hand
+        return enc.rlcard_action(hand, ident) if self.rlcard else enc.arena_action(hand, ident)
+
+    def step(self, ident: int) -> list[float] | None:
+        """Play id ``ident``: ``IllegalActionIdError`` (nothing changes) if not legal."""
+        if not 0 <= ident < self.num_actions:
+            raise legal_error(self, ident, None)
+        if not self.legal_mask() >> ident & 1:
+            # The engine checks everything before it changes anything: its error
+            # names the rule this id breaks.
+            try:
+                self.game.apply(self.action_of(ident))
+            except (IllegalActionError, ValueError) as error:
+                raise legal_error(self, ident, error) from None
+            raise AssertionError(f"action id {ident} was played although not in the mask")
+        return self.apply(self.action_of(ident))
+
+    def apply(self, action: Action) -> list[float] | None:
+        """Play an engine action (an opponent's); raw rewards if a hand ended."""
+        game = self.game
+        hand = game.hand
+        seat = hand.current_seat()
+        assert seat is not None
+        if isinstance(action, Pass) or (
+            isinstance(action, Draw) and action.source is DrawSource.STOCK
+        ):
+            pile = hand.visible(seat).discard_pile
+            if pile:
+                self.refused[seat] |= 1 << pile[-1].index
+        elif isinstance(action, Discard):  # a knock's discard is face down
+            self.discarded[seat] |= 1 << action.card.index
+        game.apply(action)
+        rewards = self._rewards()
+        self._auto()
+        return rewards
+
+    def _auto(self) -> None:
+        # RLCard has no defence to choose (it scores the hand itself): in that encoding
+        # the defender's best defence is played for him.
+        if self.rlcard:
+            game = self.game
+            while game.summary is None and game.hand.phase is Phase.DEFEND:
+                self.apply(game.hand.legal_actions()[0])
+
+    def _rewards(self) -> list[float] | None:
+        game = self.game
+        if len(game.results) == self._hands_seen:
+            return None
+        self._hands_seen = len(game.results)
+        result = game.results[-1]
+        raw = [float(result.seats[0].points), float(result.seats[1].points)]
+        if game.summary is not None:
+            # The outcome's scores (with the box and game bonuses) are what the
+            # rewards must sum to.
+            scores = game.outcome().scores
+            raw = [scores[s] - self._given[s] for s in (0, 1)]
+        else:
+            self.refused = [0, 0]
+            self.discarded = [0, 0]
+        self._given = [self._given[0] + raw[0], self._given[1] + raw[1]]
+        return raw
+
+    # -- what a seat sees --------------------------------------------------------------
+
+    def planes(self, seat: int) -> tuple[int, ...]:
+        """The observation's mask planes for ``seat`` (the batchable part)."""
+        view = self.game.hand.visible(seat)
+        if self.rlcard:
+            if self.game.summary is not None:
+                return (0, 0, 0, 0, 0)  # as RLCard's observation of a finished game
+            return enc.rlcard_planes(view)
+        return enc.view_planes(view, self.refused[1 - seat], self.discarded[1 - seat])
+
+    def extras(self, seat: int, out: FloatArray) -> None:
+        """Write the non-mask part (the pile order and the scalars) into ``out``."""
+        hand = self.game.hand
+        view = hand.visible(seat)
+        pile = view.discard_pile
+        count = len(pile)
+        base = 10 * 52
+        for position, card in enumerate(pile):
+            out[base + card.index] = (position + 1) / count
+        base += 52
+        phase = view.phase
+        for i, known in enumerate(_PHASES):
+            out[base + i] = phase is known
+        target = self.target
+        scores = hand.scores
+        knock = view.knock
+        out[base + 5 : base + SCALARS] = (
+            view.to_act == seat,
+            hand.dealer == seat,
+            view.stock_size / 31,
+            view.opponent_hand_size / 11,
+            hand.knock_limit / 10,
+            hand.doubled,
+            min(scores[seat] / target, 1.0),
+            min(scores[1 - seat] / target, 1.0),
+            knock is not None and knock.seat == seat,
+            count / 31,
+        )
+
+    def observe(self, seat: int) -> FloatArray:
+        planes = masks_to_array(self.planes(seat), 52)
+        if self.rlcard:
+            return planes.astype(np.float32)
+        out = np.zeros(ARENA_OBS, dtype=np.float32)
+        out[: 10 * 52] = planes.reshape(-1)
+        self.extras(seat, out)
+        return out
+
+    def render(self) -> str:
+        game = self.game
+        hand = game.hand
+        lines = [
+            f"Gin Rummy ({self.rules.name}), match seed {self.match_seed}, hand {hand.hand_number}, "
+            f"dealer {hand.dealer}, scores {game.totals[0]}-{game.totals[1]}",
+        ]
+        for seat in (0, 1):
+            lines.append(f"  seat {seat}: {hand.hand_of(seat)}")
+        view = hand.visible(0)
+        top = view.discard_pile[-1] if view.discard_pile else "-"
+        lines.append(
+            f"  discard pile top {top} ({len(view.discard_pile)} cards), stock {view.stock_size}, "
+            f"phase {view.phase.value}, to act {view.to_act}"
+        )
+        if game.summary is not None:
+            lines.append(f"  game over: final {game.summary.final}, winner {game.summary.winner}")
+        return "\n".join(lines)

@@ -1,0 +1,141 @@
+"""A native vector environment: ``num_envs`` Gin Rummy games stepped in one process,
+observations and masks as one batch array each (``gymnasium.make_vec``).
+
+    envs = gymnasium.make_vec("arena/GinRummy-v0", num_envs=64, opponent="random")
+    obs, infos = envs.reset(seed=1)          # obs (64, 587), infos["action_mask"] (64, 109)
+
+The planes of every game are turned into arrays by one numpy call per step.  Episodes
+reset themselves on the step after they end (Gymnasium's ``NEXT_STEP`` autoreset):
+that step's action is ignored, its reward is 0 and it returns the new game's first
+observation.  Game ``i`` of ``reset(seed=s)`` plays match seed ``s + i``.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import gymnasium
+import numpy as np
+import numpy.typing as npt
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+
+from arena.envs._core import EnvConfigError, make_opponent, masks_to_array
+from arena.envs._gin import ARENA_OBS, GinCore, gin_rules
+from arena.envs.gym import Solo, _gin_opponents
+
+__all__ = ["GinRummyVectorEnv"]
+
+
+class GinRummyVectorEnv(VectorEnv[npt.NDArray[np.float32], npt.NDArray[np.int64], Any]):
+    """``num_envs`` games of ``arena/GinRummy-v0`` (same arguments) in one process."""
+
+    metadata: dict[str, Any] = {  # noqa: RUF012 (Gymnasium's class attribute)
+        "autoreset_mode": AutoresetMode.NEXT_STEP,
+        "render_modes": [],
+    }
+
+    def __init__(
+        self,
+        num_envs: int = 8,
+        opponent: Any = "random",
+        preset: str = "standard",
+        encoding: str = "arena",
+        seat: int = 0,
+        render_mode: str | None = None,
+        **options: Any,
+    ) -> None:
+        if type(num_envs) is not int or num_envs < 1:
+            raise EnvConfigError(f"num_envs must be a positive integer, got {num_envs!r}")
+        if seat not in (0, 1):
+            raise EnvConfigError(f"seat must be 0 or 1, got {seat!r}")
+        if render_mode is not None:
+            raise EnvConfigError("the vector environment does not render (render_mode=None)")
+        rules, env_options = gin_rules(preset, options)
+        self.num_envs = num_envs
+        self.solos: list[Solo] = []
+        for _ in range(num_envs):
+            rival = make_opponent(opponent, f"gin-rummy/{rules.name}", _gin_opponents())
+            opponents = [rival, None] if seat == 1 else [None, rival]
+            self.solos.append(Solo(GinCore(rules, env_options, encoding), seat, opponents))
+        core = self.solos[0].core
+        self.rlcard = encoding == "rlcard"
+        shape = core.obs_shape
+        self.single_observation_space = spaces.Box(0.0, 1.0, shape, dtype=np.float32)
+        self.single_action_space = spaces.Discrete(core.num_actions)
+        self.observation_space = spaces.Box(0.0, 1.0, (num_envs, *shape), dtype=np.float32)
+        self.action_space = spaces.MultiDiscrete(np.full(num_envs, core.num_actions))
+        self.render_mode = None
+        self._num_actions = core.num_actions
+        self._seed: int | None = None
+        self._autoreset = np.zeros(num_envs, dtype=bool)
+        self._started = False
+
+    def reset(
+        self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[npt.NDArray[np.float32], dict[str, Any]]:
+        if isinstance(seed, list):
+            raise EnvConfigError("reset(seed=) takes one integer: game i plays seed + i")
+        if seed is not None:
+            self._seed = seed
+        elif self._seed is None:
+            self._seed = random.SystemRandom().randrange(2**62)
+        else:
+            self._seed += self.num_envs
+        for i, solo in enumerate(self.solos):
+            solo.reset(self._seed + i)
+        self._autoreset[:] = False
+        self._started = True
+        return self._batch()
+
+    def _batch(self) -> tuple[npt.NDArray[np.float32], dict[str, Any]]:
+        n = self.num_envs
+        planes: list[int] = []
+        legal: list[int] = []
+        for solo in self.solos:
+            core = solo.core
+            planes.extend(core.planes(solo.seat))  # type: ignore[attr-defined]
+            legal.append(core.legal_mask() if core.to_act() == solo.seat else 0)
+        bits = masks_to_array(planes, 52)
+        if self.rlcard:
+            obs = bits.reshape(n, 5, 52).astype(np.float32)
+        else:
+            obs = np.zeros((n, ARENA_OBS), dtype=np.float32)
+            obs[:, : 10 * 52] = bits.reshape(n, 10 * 52)
+            for i, solo in enumerate(self.solos):
+                solo.core.extras(solo.seat, obs[i])  # type: ignore[attr-defined]
+        masks = masks_to_array(legal, self._num_actions).astype(np.int8)
+        return obs, {"action_mask": masks}
+
+    def step(
+        self, actions: Any
+    ) -> tuple[
+        npt.NDArray[np.float32],
+        npt.NDArray[np.float64],
+        npt.NDArray[np.bool_],
+        npt.NDArray[np.bool_],
+        dict[str, Any],
+    ]:
+        if not self._started:
+            raise gymnasium.error.ResetNeeded("call reset() before step()")
+        n = self.num_envs
+        rewards = np.zeros(n, dtype=np.float64)
+        terminated = np.zeros(n, dtype=bool)
+        assert self._seed is not None
+        for i, (solo, action) in enumerate(zip(self.solos, np.asarray(actions), strict=True)):
+            if self._autoreset[i]:
+                solo.reset(solo.match_seed + n)
+                continue
+            rewards[i] = solo.step(int(action))
+            terminated[i] = solo.core.is_over()
+        self._autoreset = terminated.copy()
+        obs, infos = self._batch()
+        return obs, rewards, terminated, np.zeros(n, dtype=bool), infos
+
+    def action_masks(self) -> npt.NDArray[np.bool_]:
+        """The legal ids of every game, (num_envs, actions) booleans."""
+        return self._batch()[1]["action_mask"].astype(bool)
+
+    def close_extras(self, **kwargs: Any) -> None:
+        pass

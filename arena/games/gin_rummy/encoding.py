@@ -1,0 +1,315 @@
+"""Gin Rummy for learners: fixed action ids and observation planes, as bit masks.
+
+This sits beside the seat view (``GinHand.visible``) and works on its masks: every
+plane of an observation is one 52-bit mask (bit ``i`` is card index ``i``, suits
+C D H S), every legal-action set one int mask over the action ids.  Turning masks
+into arrays is one numpy call per batch (``arena.envs``); nothing here imports numpy,
+so this module is among the compiled ones (tools/compiled.py).
+
+Two id spaces (docs/ENVS.md lists them id by id):
+
+* ``arena``: 0 draw from the stock, 1 take the discard (also the first upcard and the
+  last discard), 2 pass, 3+c discard card c, 55+c knock discarding card c with the
+  melds that leave the least deadwood, 107 defend with the layoffs that leave the
+  least deadwood, 108 defend without layoffs (each with the best melds of the rest).
+* ``rlcard``: RLCard's 110 ids (0/1 score, 2 draw, 3 pick up, 4 declare dead hand,
+  5 gin, 6+c discard, 58+c knock, cards in RLCard's order S H D C).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from arena.cards import (
+    ALL_CARDS,
+    Card,
+    CardSet,
+    best_arrangement,
+    deadwood_of_mask,
+    knock_discards,
+)
+from arena.games.gin_rummy.actions import (
+    DRAW_DISCARD,
+    DRAW_STOCK,
+    PASS,
+    Action,
+    Defend,
+    Discard,
+    Draw,
+    DrawSource,
+    Knock,
+    Pass,
+    discard,
+)
+from arena.games.gin_rummy.hand import GinHand
+from arena.games.gin_rummy.observation import Phase, VisibleState
+
+__all__ = [
+    "ACTIONS",
+    "DEFEND_BEST",
+    "DEFEND_NO_LAYOFFS",
+    "DISCARD_BASE",
+    "DRAW_DISCARD_ID",
+    "DRAW_STOCK_ID",
+    "KNOCK_BASE",
+    "PASS_ID",
+    "PLANES",
+    "RLCARD_ACTIONS",
+    "RL_DECLARE_DEAD",
+    "RL_DISCARD_BASE",
+    "RL_DRAW",
+    "RL_GIN",
+    "RL_KNOCK_BASE",
+    "RL_PICK_UP",
+    "action_id",
+    "arena_action",
+    "legal_ids",
+    "rlcard_action",
+    "rlcard_card",
+    "rlcard_legal_ids",
+    "rlcard_mask",
+    "rlcard_planes",
+    "view_planes",
+]
+
+ALL_MASK: Final = (1 << 52) - 1
+
+# -- the arena id space ----------------------------------------------------------------
+DRAW_STOCK_ID: Final = 0
+DRAW_DISCARD_ID: Final = 1
+PASS_ID: Final = 2
+DISCARD_BASE: Final = 3
+KNOCK_BASE: Final = 55
+DEFEND_BEST: Final = 107
+DEFEND_NO_LAYOFFS: Final = 108
+ACTIONS: Final = 109
+
+#: The mask planes of ``view_planes``, in order (docs/ENVS.md).
+PLANES: Final = (
+    "hand",
+    "top_discard",
+    "discard_pile_below_top",
+    "opponent_known",
+    "opponent_refused",
+    "opponent_discarded",
+    "knock_melds",
+    "knock_unmatched",
+    "unknown",
+    "forbidden_discard",
+)
+
+# -- the RLCard id space ---------------------------------------------------------------
+RL_DRAW: Final = 2
+RL_PICK_UP: Final = 3
+RL_DECLARE_DEAD: Final = 4
+RL_GIN: Final = 5
+RL_DISCARD_BASE: Final = 6
+RL_KNOCK_BASE: Final = 58
+RLCARD_ACTIONS: Final = 110
+
+_SUIT: Final = 0x1FFF
+
+
+def rlcard_card(index: int) -> int:
+    """Our card index (suits C D H S) -> RLCard's card id (suits S H D C, same ranks)."""
+    return (3 - index // 13) * 13 + index % 13
+
+
+def rlcard_mask(mask: int) -> int:
+    """A 52-bit card mask in RLCard's card order (its suits reversed)."""
+    return (
+        (mask & _SUIT) << 39
+        | (mask >> 13 & _SUIT) << 26
+        | (mask >> 26 & _SUIT) << 13
+        | (mask >> 39 & _SUIT)
+    )
+
+
+def _pile_mask(pile: tuple[Card, ...]) -> int:
+    mask = 0
+    for card in pile:
+        mask |= 1 << card.index
+    return mask
+
+
+def view_planes(view: VisibleState, refused: int, discarded: int) -> tuple[int, ...]:
+    """The mask planes of ``PLANES`` for the seat whose view this is.
+
+    ``refused`` and ``discarded`` are what the seat saw its opponent pass over (the
+    top discard when he drew from the stock or passed) and discard, this hand: facts
+    the view does not keep, tracked by whoever drives the hand."""
+    pile = view.discard_pile
+    pile_mask = _pile_mask(pile)
+    top = 1 << pile[-1].index if pile else 0
+    melds = unmatched = 0
+    knock = view.knock
+    if knock is not None:
+        for meld in knock.melds:
+            melds |= meld.cards.mask
+        unmatched = knock.unmatched.mask
+    hand = view.hand
+    known = view.opponent_known
+    forbidden = view.forbidden_discard
+    unknown = ALL_MASK & ~(hand | pile_mask | known | melds | unmatched)
+    return (
+        hand,
+        top,
+        pile_mask & ~top,
+        known,
+        refused,
+        discarded,
+        melds,
+        unmatched,
+        unknown,
+        0 if forbidden is None else 1 << forbidden.index,
+    )
+
+
+def rlcard_planes(view: VisibleState) -> tuple[int, int, int, int, int]:
+    """RLCard's five planes (hand, top discard, dead cards, opponent known, unknown),
+    as masks in RLCard's card order."""
+    pile = view.discard_pile
+    pile_mask = _pile_mask(pile)
+    top = 1 << pile[-1].index if pile else 0
+    hand = view.hand
+    known = view.opponent_known
+    unknown = ALL_MASK & ~(hand | pile_mask | known)
+    return (
+        rlcard_mask(hand),
+        rlcard_mask(top),
+        rlcard_mask(pile_mask & ~top),
+        rlcard_mask(known),
+        rlcard_mask(unknown),
+    )
+
+
+def action_id(action: Action) -> int:
+    """The arena id of a listed action (a defence maps to 107, or 108 without layoffs)."""
+    if isinstance(action, Draw):
+        return DRAW_STOCK_ID if action.source is DrawSource.STOCK else DRAW_DISCARD_ID
+    if isinstance(action, Pass):
+        return PASS_ID
+    if isinstance(action, Discard):
+        return DISCARD_BASE + action.card.index
+    if isinstance(action, Knock):
+        return KNOCK_BASE + action.card.index
+    return DEFEND_NO_LAYOFFS if not action.layoffs else DEFEND_BEST
+
+
+def _slow_path(hand: GinHand, view: VisibleState) -> bool:
+    # After taking the last discard (last-discard variant) only knocks are legal, a
+    # state the view does not show: the listed actions say it.
+    return hand.rules.last_discard and view.stock_size <= 2
+
+
+def _knocks(hand: GinHand, view: VisibleState) -> dict[Card, int]:
+    mask = view.hand
+    if deadwood_of_mask(mask) - 10 > hand.knock_limit:
+        return {}  # no discard can bring the deadwood within the limit (as the engine)
+    knocks = knock_discards(CardSet(mask), hand.knock_limit)
+    forbidden = view.forbidden_discard
+    if forbidden is not None:
+        knocks.pop(forbidden, None)  # a knock may not discard the card just taken
+    return knocks
+
+
+def legal_ids(hand: GinHand, view: VisibleState) -> int:
+    """The arena ids legal now for the seat to act (``view`` is its view), as a mask:
+    the engine's ``legal_actions`` mapped by ``action_id``, without building them."""
+    phase = view.phase
+    if phase is Phase.DRAW:
+        return 0b011 if view.discard_pile else 0b001
+    if phase is Phase.DISCARD and not _slow_path(hand, view):
+        forbidden = view.forbidden_discard
+        allowed = view.hand if forbidden is None else view.hand & ~(1 << forbidden.index)
+        ids = allowed << DISCARD_BASE
+        for card in _knocks(hand, view):
+            ids |= 1 << (KNOCK_BASE + card.index)
+        return ids
+    if phase is Phase.FIRST_UPCARD:
+        return 0b110
+    if phase is Phase.DEFEND:
+        return 1 << DEFEND_BEST | 1 << DEFEND_NO_LAYOFFS
+    ids = 0
+    for action in hand.legal_actions():
+        ids |= 1 << action_id(action)
+    return ids
+
+
+def rlcard_legal_ids(hand: GinHand, view: VisibleState) -> int:
+    """RLCard's legal ids in the same position, as a mask (docs/ENVS.md says where the
+    rules differ: the first upcard, the last discard, and no defence to choose)."""
+    phase = view.phase
+    if phase is Phase.DRAW:
+        return 1 << RL_DRAW | (1 << RL_PICK_UP if view.discard_pile else 0)
+    if phase is Phase.FIRST_UPCARD:
+        return 1 << RL_DRAW | 1 << RL_PICK_UP
+    if phase is Phase.LAST_DISCARD:
+        legal = hand.legal_actions()
+        return 1 << RL_DECLARE_DEAD | (1 << RL_PICK_UP if DRAW_DISCARD in legal else 0)
+    if phase is not Phase.DISCARD:
+        return 0
+    knocks = _knocks(hand, view)
+    if any(deadwood == 0 for deadwood in knocks.values()):
+        return 1 << RL_GIN  # RLCard offers only gin when gin is possible
+    ids = 0
+    if not _slow_path(hand, view) or any(isinstance(a, Discard) for a in hand.legal_actions()):
+        forbidden = view.forbidden_discard
+        allowed = view.hand if forbidden is None else view.hand & ~(1 << forbidden.index)
+        ids = rlcard_mask(allowed) << RL_DISCARD_BASE
+    for card in knocks:
+        ids |= 1 << (RL_KNOCK_BASE + rlcard_card(card.index))
+    return ids
+
+
+def arena_action(hand: GinHand, ident: int) -> Action:
+    """The action an arena id stands for now (legal or not: the engine judges)."""
+    if ident == DRAW_STOCK_ID:
+        return DRAW_STOCK
+    if ident == DRAW_DISCARD_ID:
+        return DRAW_DISCARD
+    if ident == PASS_ID:
+        return PASS
+    if DISCARD_BASE <= ident < KNOCK_BASE:
+        return discard(ALL_CARDS[ident - DISCARD_BASE])
+    if KNOCK_BASE <= ident < DEFEND_BEST:
+        return _knock(hand, ALL_CARDS[ident - KNOCK_BASE])
+    if ident in (DEFEND_BEST, DEFEND_NO_LAYOFFS):
+        defences = [a for a in hand.legal_actions() if isinstance(a, Defend)]
+        if not defences:
+            return Defend(())
+        if ident == DEFEND_BEST:
+            return defences[0]
+        return next((d for d in defences if not d.layoffs), defences[0])
+    raise ValueError(f"no Gin Rummy action id {ident} (ids are 0..{ACTIONS - 1})")
+
+
+def _knock(hand: GinHand, card: Card) -> Knock:
+    seat = hand.current_seat()
+    mask = hand.visible(seat if seat is not None else 0).hand
+    return Knock(card, best_arrangement(CardSet(mask & ~(1 << card.index))).melds)
+
+
+def rlcard_action(hand: GinHand, ident: int) -> Action:
+    """The action an RLCard id stands for now (legal or not: the engine judges)."""
+    phase = hand.phase
+    if ident == RL_DRAW:
+        return PASS if phase is Phase.FIRST_UPCARD else DRAW_STOCK
+    if ident == RL_PICK_UP:
+        return DRAW_DISCARD
+    if ident == RL_DECLARE_DEAD:
+        return PASS if phase is Phase.LAST_DISCARD else Defend(())
+    if ident == RL_GIN:
+        seat = hand.current_seat()
+        view = hand.visible(seat if seat is not None else 0)
+        for card, deadwood in _knocks(hand, view).items():
+            if deadwood == 0:
+                return _knock(hand, card)
+        return Knock(ALL_CARDS[0], ())  # no gin here: the engine says why
+    if RL_DISCARD_BASE <= ident < RL_KNOCK_BASE:
+        return discard(ALL_CARDS[rlcard_card(ident - RL_DISCARD_BASE)])  # its own inverse
+    if RL_KNOCK_BASE <= ident < RLCARD_ACTIONS:
+        return _knock(hand, ALL_CARDS[rlcard_card(ident - RL_KNOCK_BASE)])
+    if ident in (0, 1):
+        return Defend(())  # RLCard's scoring steps: never a player's decision here
+    raise ValueError(f"no RLCard action id {ident} (ids are 0..{RLCARD_ACTIONS - 1})")
