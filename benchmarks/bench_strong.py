@@ -19,7 +19,7 @@ bot draws the same random numbers in both games of a pair.
 
 Strong's game win rate (a tied game counts 1/2) and its 95% interval come from the
 duplicate pairs, not from games treated as independent: each pair scores 0, 0.5,
-1, 1.5 or 2 for strong (the pentanomial model of ``arena.toolkit.sprt``), and the
+1, 1.5 or 2 for strong (the pentanomial model of ``arena.stats``), and the
 interval is the mean +- 1.96 standard errors of the pair scores.  The Elo
 difference is mapped from the same interval.  Also: points per game and
 milliseconds per decision (mean and max) for each bot.
@@ -41,7 +41,7 @@ from typing import Any
 
 from arena.games.gin_rummy import STANDARD, Action, GinGame, GinObservation
 from arena.policies import SimpleGinPolicy, greedy_gin
-from arena.toolkit.sprt import elo_estimate, pentanomial, score_interval
+from arena.stats import elo_estimate, pentanomial, score_interval
 
 try:
     from arena_sample_bots.strong import StrongPolicy

@@ -11,6 +11,8 @@ from collections.abc import Iterable, Iterator
 from enum import IntEnum
 from typing import ClassVar, Final
 
+from arena.errors import ArenaError
+
 __all__ = [
     "ALL_CARDS",
     "FULL_MASK",
@@ -38,7 +40,7 @@ _SUIT_SYMBOLS: Final = {
 FULL_MASK: Final = (1 << 52) - 1
 
 
-class CardParseError(ValueError):
+class CardParseError(ArenaError, ValueError):
     """Text that does not name a card (or a set of distinct cards)."""
 
 

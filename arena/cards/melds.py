@@ -16,6 +16,7 @@ from itertools import product
 from typing import Final
 
 from arena.cards.card import Card, CardSet, card_value
+from arena.errors import ArenaError
 
 __all__ = [
     "Arrangement",
@@ -94,7 +95,7 @@ def min_deadwood(hand: CardSet) -> int:
     return deadwood_of_mask(hand.mask)
 
 
-class InvalidMeldError(ValueError):
+class InvalidMeldError(ArenaError, ValueError):
     """Cards that do not form a set or a run, or an arrangement that reuses a card."""
 
 

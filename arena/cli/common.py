@@ -46,7 +46,7 @@ def manifest_catalog(args: argparse.Namespace, extra: Sequence[Path] = ()) -> Ma
 def resolve_bots(
     args: argparse.Namespace, plugins: PluginSet, references: Sequence[str]
 ) -> list[str]:
-    """Each bot the user named as ``host_bot`` takes it (manifest names to their files)."""
+    """Each bot the user named as ``start_bot`` takes it (manifest names to their files)."""
     catalog = manifest_catalog(args)
     return [resolve_bot(reference, plugins, catalog) for reference in references]
 

@@ -20,7 +20,7 @@ from arena.cli.common import (
     time_control_from_args,
 )
 from arena.cli.games import game_spec
-from arena.cli.match_report import GameLines, elo_summary, elo_text, plural
+from arena.cli.match_report import GameLines, elo_text, plural
 from arena.hosting.host import probe_host
 from arena.hosting.launcher import LaunchSettings, UnstartableBotError
 from arena.hosting.sandbox import SandboxLevel
@@ -30,6 +30,7 @@ from arena.referee.match import MatchConfig, Seat, play_match
 from arena.referee.results import MatchResult
 from arena.referee.seeds import seed_or_fresh
 from arena.referee.settings import FaultPolicy, SettingsError
+from arena.stats import elo_summary
 from arena.toolkit.seat_view import seat_labels
 
 __all__ = ["register"]
@@ -115,7 +116,7 @@ def _run(args: argparse.Namespace) -> int:
         if unstartable is not None:  # nothing to play: the user named a program that cannot run
             raise unstartable
         seats = [
-            Seat(bot.connection, name, bot.sandbox, bot.stderr_path, bot.start_fault)
+            Seat.of(bot, name)
             for bot, name in zip(hosted, seat_labels([bot.name for bot in hosted]), strict=True)
         ]
         replay_path = args.replays / f"{config.match_id}.jsonl" if args.replays else None
@@ -177,12 +178,12 @@ def _print_table(result: MatchResult) -> None:
     print("-" * len(header))
     for seat in range(len(result.seats)):
         s = result.seat_summary(seat)
-        low, high = s["win_rate_ci95"]
-        rate = f"{s['win_rate']:.1%} ({low:.1%}-{high:.1%})"
-        timing = f"{s['mean_decision_ms']:.2f}, {s['max_decision_ms']:.1f}"
+        low, high = s.win_rate_ci95
+        rate = f"{s.win_rate:.1%} ({low:.1%}-{high:.1%})"
+        timing = f"{s.timing.mean_ms:.2f}, {s.timing.max_ms:.1f}"
         print(
-            f"{s['name']:<16}{s['wins']:>6}{s['losses']:>7}{s['draws']:>6}{s['points']:>8}{s['avg_points']:>9.1f}  "
-            f"{rate:<22}{s['faults']:>7}  {timing:<24} {s['sandbox']}"
+            f"{s.name:<16}{s.wins:>6}{s.losses:>7}{s.draws:>6}{s.points:>8}{s.avg_points:>9.1f}  "
+            f"{rate:<22}{s.faults:>7}  {timing:<24} {s.sandbox}"
         )
     for record in result.seats:
         for fault in record.faults:

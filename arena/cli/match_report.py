@@ -10,14 +10,14 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Sequence
-from typing import NamedTuple, TextIO
+from typing import TextIO
 
 from arena.referee.observers import MatchObserver
 from arena.referee.records import GameEndRecord, Record
 from arena.referee.results import MatchResult
-from arena.toolkit.sprt import elo_from_score
+from arena.stats import elo_summary
 
-__all__ = ["EloSummary", "GameLines", "elo_summary", "game_line", "plural"]
+__all__ = ["GameLines", "elo_text", "game_line", "plural"]
 
 _Z95 = 1.959963984540054
 
@@ -67,39 +67,6 @@ class GameLines(MatchObserver):
             played = wins + losses + draws
             line += f"  score {wins}-{losses}-{draws} [{(wins + draws / 2) / played:.3f}]"
         print(line, file=self.output, flush=True)
-
-
-class EloSummary(NamedTuple):
-    """The first bot's Elo difference over the second, its 95% interval, and its LOS."""
-
-    elo: float
-    low: float  # the 95% interval's ends (+-inf past a score of 0 or 1; NaN without spread)
-    high: float
-    los: float  # probability that the first bot is the stronger (draws ignored)
-
-    @property
-    def error(self) -> float:
-        """Half the interval's width: the "+-" of cutechess."""
-        return (self.high - self.low) / 2
-
-
-def elo_summary(wins: int, losses: int, draws: int) -> EloSummary:
-    """Elo from the mean game score, the error from the spread of game scores (the
-    games of a match are independent draws), the LOS from wins against losses."""
-    games = wins + losses + draws
-    if games == 0:
-        return EloSummary(math.nan, math.nan, math.nan, math.nan)
-    score = (wins + 0.5 * draws) / games
-    variance = (wins * (1 - score) ** 2 + losses * score**2 + draws * (0.5 - score) ** 2) / games
-    elo = elo_from_score(score) + 0.0
-    low = high = math.nan
-    if variance > 0.0:
-        margin = _Z95 * math.sqrt(variance / games)
-        low = elo_from_score(max(0.0, score - margin)) + 0.0
-        high = elo_from_score(min(1.0, score + margin)) + 0.0
-    decisive = wins + losses
-    los = 0.5 if decisive == 0 else 0.5 + 0.5 * math.erf((wins - losses) / math.sqrt(2 * decisive))
-    return EloSummary(elo, low, high, los)
 
 
 def _number(value: float) -> str:

@@ -127,8 +127,8 @@ def _run(args: argparse.Namespace) -> int:
             [reference], settings, plugins, args.plugin, not args.no_plugin_autoload, spec.id
         )
         stack.callback(hosted.close)
-        bot = SeatClock(hosted.connection, bot_clock) if hosted.connection is not None else None
-        seats = [Seat(bot, hosted.name, hosted.sandbox, hosted.stderr_path, hosted.start_fault)]
+        clocked = SeatClock(hosted.connection, bot_clock) if hosted.connection is not None else None
+        seats = [Seat.of(hosted, connection=clocked)]
         seats.insert(args.seat, Seat(human, args.name, "in-process"))
         context = MatchContext(config.match_id, spec.id, [s.name for s in seats], replay_path)
         try:

@@ -7,7 +7,7 @@ the next; the pair's first match keeps its seed to itself, since the second deal
 the same cards.  After each pair the log-likelihood ratio of H1 (NEW
 is better by ``--elo1``) against H0 (by ``--elo0`` only) is updated; the test
 stops when it crosses a bound, or after ``--max-pairs``.  The maths, and which Elo
-it is, are in ``arena.toolkit.sprt``.  The bots are started once and play every
+it is, are in ``arena.stats``.  The bots are started once and play every
 pair over the same connections.
 
 Exit status: 0 when the test decides (H0 or H1: read which in the output),
@@ -38,7 +38,6 @@ from arena.cli.common import (
 from arena.cli.games import game_spec
 from arena.cli.match_report import plural
 from arena.games.registry import UnknownGameError
-from arena.hosting.faults import SeatStatus
 from arena.hosting.launcher import HostedBot, LaunchSettings
 from arena.plugins import MatchContext
 from arena.privatefiles import private_folder
@@ -46,7 +45,7 @@ from arena.referee.match import MatchConfig, Seat, play_match
 from arena.referee.results import GameRecord, MatchResult
 from arena.referee.seeds import derived_seed, seed_or_fresh
 from arena.referee.settings import FaultPolicy, SettingsError
-from arena.toolkit.sprt import EloEstimate, SequentialTest, Verdict
+from arena.stats import EloEstimate, SequentialTest, Verdict
 
 __all__ = ["EXIT_ABORTED", "EXIT_DECIDED", "EXIT_INCONCLUSIVE", "register"]
 
@@ -56,7 +55,6 @@ EXIT_INCONCLUSIVE = 3
 
 # A seat that faulted like this cannot play on: the test stops instead of scoring
 # every remaining pair as a forfeit.
-_FATAL = frozenset({SeatStatus.CRASHED, SeatStatus.PROTOCOL_ERROR, SeatStatus.START_FAILED})
 
 
 def register(commands: Any) -> None:
@@ -182,7 +180,7 @@ def _run(args: argparse.Namespace) -> int:
                 for which in (0, 1):
                     record = result.seats[new_at[which]]
                     faults[which] += len(record.faults)
-                    if record.status in _FATAL and not aborted:
+                    if record.status.fatal and not aborted:
                         last = record.faults[-1]
                         aborted = f"{('NEW', 'OLD')[which]} {names[which]}: {last.status.value}: {last.reason} (pair {test.pairs}, seed {seed})"
                 pair_score += _new_score(result, new_seat)
@@ -210,10 +208,7 @@ def _players(low: int, high: int) -> str:
 
 
 def _seats(bots: list[HostedBot]) -> list[Seat]:
-    return [
-        Seat(bot.connection, bot.name, bot.sandbox, bot.stderr_path, bot.start_fault)
-        for bot in bots
-    ]
+    return [Seat.of(bot) for bot in bots]
 
 
 def _new_score(result: MatchResult, new_seat: int) -> float:

@@ -11,6 +11,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
+from arena.errors import ArenaError
+
 __all__ = [
     "ActionParseError",
     "GameError",
@@ -25,7 +27,7 @@ __all__ = [
 ]
 
 
-class GameError(Exception):
+class GameError(ArenaError):
     """Root of the errors raised by game engines."""
 
 

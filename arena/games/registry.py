@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
+from arena.errors import ArenaError
 from arena.games.base import PlayedGame
 from arena.games.gin_rummy import PRESETS, GinGame, GinRules
 
@@ -32,7 +33,7 @@ class NewGame(Protocol):
     ) -> PlayedGame: ...
 
 
-class UnknownGameError(LookupError, ValueError):
+class UnknownGameError(ArenaError, LookupError, ValueError):
     """A game id that no registered game has."""
 
 

@@ -39,7 +39,6 @@ _PLAY_MATCH = "/{}/PlayMatch".format(pb.DESCRIPTOR.services_by_name["Bot"].full_
 _CHANNEL_OPTIONS = [("grpc.max_receive_message_length", MAX_MESSAGE_BYTES)]
 _BOT_MESSAGE = pb.BotMessage.FromString
 # Seats that fault this way cannot go on (the referee's own list, arena.referee.match).
-_FATAL = frozenset({SeatStatus.CRASHED, SeatStatus.PROTOCOL_ERROR, SeatStatus.START_FAILED})
 
 
 def handshake_request() -> pb.HandshakeRequest:
@@ -209,7 +208,7 @@ class GrpcConnection:
                     item = self._judge(raw)
                     if item is not None:
                         self._deliver(item)
-                        if isinstance(item, BotFault) and item.status in _FATAL:
+                        if isinstance(item, BotFault) and item.status.fatal:
                             return  # nothing after it counts: stop reading (a flood stops here)
                     # Let the waiting ``decide`` run first: asking grpc for the next
                     # message can wait, the referee's next move is the round trip.

@@ -6,10 +6,12 @@ is running, what it does is data for the referee (see STYLE.md §7).
 
 from __future__ import annotations
 
+from arena.errors import ArenaError
+
 __all__ = ["BotStartError", "HostingError", "ManifestError", "UnknownBotError"]
 
 
-class HostingError(Exception):
+class HostingError(ArenaError):
     """Root of every error raised by :mod:`arena.hosting`."""
 
 

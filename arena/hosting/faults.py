@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from enum import Enum
 
+from arena.errors import ArenaError
+
 __all__ = ["BotFault", "SeatStatus"]
 
 
@@ -16,8 +18,17 @@ class SeatStatus(Enum):
     PROTOCOL_ERROR = "protocol_error"  # handshake refused, wrong version, unexpected messages
     START_FAILED = "start_failed"  # did not come up (exit at start, never ready)
 
+    @property
+    def fatal(self) -> bool:
+        """A seat that faults this way cannot go on: it forfeits every remaining game
+        (a late or illegal answer may instead be replaced, under the random policy)."""
+        return self in _FATAL
 
-class BotFault(Exception):
+
+_FATAL = frozenset({SeatStatus.CRASHED, SeatStatus.PROTOCOL_ERROR, SeatStatus.START_FAILED})
+
+
+class BotFault(ArenaError):
     """A bot misbehaved.  Raised by connections, turned into data by the referee."""
 
     def __init__(self, status: SeatStatus, reason: str) -> None:

@@ -40,8 +40,8 @@ __all__ = [
     "SandboxUnavailableError",
     "UnknownBotError",
     "UnstartableBotError",
-    "host_bot",
-    "host_bots",
+    "start_bot",
+    "start_bots",
 ]
 
 
@@ -104,18 +104,18 @@ class HostedBot:
                 shutil.rmtree(folder, ignore_errors=True)
 
 
-def host_bot(
+def start_bot(
     reference: str,
     settings: LaunchSettings,
     python_bots: Mapping[str, Callable[[], Bot[Any, Any]]],
     python_command: Callable[[str], Sequence[str]],
 ) -> HostedBot:
-    """Start (or reach) the bot and shake hands: ``host_bots`` for one bot."""
-    (hosted,) = host_bots([reference], settings, python_bots, python_command)
+    """Start (or reach) the bot and shake hands: ``start_bots`` for one bot."""
+    (hosted,) = start_bots([reference], settings, python_bots, python_command)
     return hosted
 
 
-def host_bots(
+def start_bots(
     references: Sequence[str],
     settings: LaunchSettings,
     python_bots: Mapping[str, Callable[[], Bot[Any, Any]]],

@@ -23,6 +23,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from arena.errors import ArenaError
 from arena.hosting.manifest import load_manifest
 
 __all__ = ["MAX_BUNDLE_BYTES", "Bundle", "BundleError", "pack_manifest", "unpack"]
@@ -30,7 +31,7 @@ __all__ = ["MAX_BUNDLE_BYTES", "Bundle", "BundleError", "pack_manifest", "unpack
 MAX_BUNDLE_BYTES = 64 * 1024 * 1024  # per bot, packed (each match task carries it)
 
 
-class BundleError(ValueError):
+class BundleError(ArenaError, ValueError):
     """A bot folder that cannot be packed, or an archive that must not be unpacked."""
 
 

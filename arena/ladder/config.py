@@ -13,8 +13,9 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
+from arena.errors import ArenaError
 from arena.hosting.lookup import is_address
-from arena.referee.settings import FaultPolicy, SettingsError, TimeControl
+from arena.referee.settings import FaultPolicy, MatchSettings, SettingsError, TimeControl
 from arena.tomlfile import TomlDocument, read_toml
 
 __all__ = ["BotEntry", "LadderConfig", "LadderConfigError", "ScheduleKind", "load_ladder_config"]
@@ -23,7 +24,7 @@ _NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
 EXECUTORS = ("local", "dask")
 
 
-class LadderConfigError(ValueError):
+class LadderConfigError(ArenaError, ValueError):
     """A bad ladder config: names file, line and field."""
 
 
@@ -81,6 +82,11 @@ class LadderConfig:
     @property
     def fault_policy(self) -> FaultPolicy:
         return FaultPolicy.parse(self.faults)
+
+    @property
+    def match_settings(self) -> MatchSettings:
+        """How each of the ladder's matches is played."""
+        return MatchSettings(self.games, self.hands_only, self.time_control, self.fault_policy)
 
     def to_json(self) -> str:
         data = asdict(self)

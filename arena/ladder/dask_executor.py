@@ -3,8 +3,8 @@
 Each match is one task, never pure, keyed by ladder, run, match and attempt, asking
 for one unit of the resource that admitted workers carry (``dask_worker``).  Dask
 schedules and retries: a task whose worker dies is run again elsewhere; one that took
-down ``ATTEMPTS`` workers (``KilledWorker``), or whose referee process died as many
-times, comes back as ``{"failed"}``.  Results, replays and bot logs come back here and
+down ``MAX_ATTEMPTS`` workers (``KilledWorker``), or whose referee process died as
+many times, comes back ``Failed``.  Results, replays and bot logs come back here and
 only the runner writes them (the database once per match id, by the runner's check).
 
 Manifest bots travel as content-addressed archives (``bundles``), packed once per run
@@ -19,8 +19,8 @@ import secrets
 import sys
 import time
 from concurrent.futures import CancelledError
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import dask
 from distributed import Client, Future, KilledWorker, LocalCluster, wait
@@ -36,12 +36,19 @@ from arena.ladder.dask_worker import (
     schedule_waiting_matches,
     worker_profile,
 )
-from arena.ladder.executors import ExecutorLostError, Finished
+from arena.ladder.outcome import (
+    MAX_ATTEMPTS,
+    Errored,
+    ExecutorLostError,
+    Failed,
+    Finished,
+    Outcome,
+    Played,
+)
 from arena.ladder.worker import MatchJob
 
-__all__ = ["ATTEMPTS", "DaskExecutor"]
+__all__ = ["DaskExecutor"]
 
-ATTEMPTS = 3  # tries a match gets (workers it may take down) before it is recorded failed
 _WAIT_SECONDS = 1.0  # between looks at the workers while matches run
 _LOOK_SECONDS = 1.0  # at most one look at the workers per this (the list can be long)
 _CONNECT_SECONDS = 20
@@ -61,8 +68,8 @@ class DaskExecutor:
                     f"cannot reach the Dask scheduler at {address}: {error}"
                 ) from None
         else:
-            # The scheduler is ours: it gives up on a match after ATTEMPTS dead workers.
-            with dask.config.set({"distributed.scheduler.allowed-failures": ATTEMPTS - 1}):
+            # The scheduler is ours: it gives up on a match after MAX_ATTEMPTS dead workers.
+            with dask.config.set({"distributed.scheduler.allowed-failures": MAX_ATTEMPTS - 1}):
                 self.cluster = LocalCluster(
                     n_workers=config.workers,
                     threads_per_worker=1,
@@ -76,7 +83,7 @@ class DaskExecutor:
         self.admitted: dict[str, int] = {}  # worker address -> threads
         self.refused: dict[str, str] = {}  # worker address -> why
         self.bundles: dict[str, tuple[str, str, bytes]] = {}
-        self.pending: dict[Future[dict[str, Any]], MatchJob] = {}
+        self.pending: dict[Future[Played | Errored], MatchJob] = {}
         self.looked = -_LOOK_SECONDS
 
     # -- workers ---------------------------------------------------------------
@@ -168,7 +175,7 @@ class DaskExecutor:
             key=f"{self.run}-m{job.match_id}-a{job.attempt}",
             pure=False,  # identical calls must not be merged into one result
             resources={self.resource: 1},
-            retries=ATTEMPTS - 1,  # when the referee's process died (RefereeDiedError)
+            retries=MAX_ATTEMPTS - 1,  # when the referee's process died (RefereeDiedError)
         )
         self.pending[future] = job
 
@@ -191,48 +198,52 @@ class DaskExecutor:
             except (OSError, CancelledError) as error:
                 raise ExecutorLostError(self._lost(error)) from None
 
-    def _finished(self, future: Future[dict[str, Any]]) -> Finished:
+    def _finished(self, future: Future[Played | Errored]) -> Finished:
         job = self.pending.pop(future)
+        outcome: Outcome
         if future.status == "finished":
             outcome = future.result()
-            self._keep_files(job, outcome)
+            if isinstance(outcome, Played):
+                outcome = self._keep_files(job, outcome)
         elif future.status == "error":
             error = future.exception()
             if isinstance(error, KilledWorker):
-                outcome = {"failed": f"it took down {ATTEMPTS} Dask workers ({error})"}
+                outcome = Failed(f"it took down {MAX_ATTEMPTS} Dask workers ({error})")
             elif isinstance(error, RefereeDiedError):
-                outcome = {"failed": f"{error}, {ATTEMPTS} times"}
+                outcome = Failed(f"{error}, {MAX_ATTEMPTS} times")
             else:
-                outcome = {"error": f"{type(error).__name__}: {error}"}
+                outcome = Errored(f"{type(error).__name__}: {error}")
         else:  # cancelled: the scheduler forgot it (restarted, or lost)
             raise ExecutorLostError(self._lost(None))
         future.release()
         return Finished(job.match_id, job.attempt, outcome)
 
-    def _keep_files(self, job: MatchJob, outcome: dict[str, Any]) -> None:
+    def _keep_files(self, job: MatchJob, played: Played) -> Played:
         """Write the replay and the bot logs where the local executor would have."""
-        files = outcome.pop("files", None)
-        if not files or not self.config.replays:
-            return
+        files = played.files
+        if files is None or not self.config.replays:
+            return replace(played, files=None)
         key = f"m{job.match_id}-a{job.attempt}"
         folder = Path(self.config.replays)
         folder.mkdir(parents=True, exist_ok=True)
-        if files["replay"] is not None:
+        replay = None
+        if files.replay is not None:
             replay = folder / f"{key}.jsonl"
-            replay.write_bytes(files["replay"])
-            outcome["replay"] = str(replay)
+            replay.write_bytes(files.replay)
         logs = folder / key
         kept = set()
-        for name, data in files["logs"].items():
+        for name, data in files.logs.items():
             if Path(name).name != name or name.startswith("."):
                 continue  # only plain file names, written inside this match's folder
             logs.mkdir(exist_ok=True)
             (logs / name).write_bytes(data)
             kept.add(name)
-        for summary in outcome["result"].get("bots", []):  # the worker's paths are gone
-            if summary.get("stderr"):
-                name = Path(summary["stderr"]).name
-                summary["stderr"] = str(logs / name) if name in kept else None
+        seats = [  # the worker's paths are gone
+            replace(seat, stderr_path=_kept_log(logs, seat.stderr_path, kept))
+            for seat in played.result.seats
+        ]
+        result = replace(played.result, seats=seats)
+        return Played(result, str(replay) if replay else played.replay)
 
     def _lost(self, error: BaseException | None) -> str:
         why = f": {type(error).__name__}: {error}" if error else ""
@@ -244,3 +255,11 @@ class DaskExecutor:
         self.client.close()
         if self.cluster is not None:
             self.cluster.close()
+
+
+def _kept_log(folder: Path, worker_path: str | None, kept: set[str]) -> str | None:
+    """Where a bot's log that the worker sent back was written here (None if it was not)."""
+    if not worker_path:
+        return None
+    name = Path(worker_path).name
+    return str(folder / name) if name in kept else None

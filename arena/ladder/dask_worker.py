@@ -33,11 +33,13 @@ from typing import Any
 from distributed import Scheduler, Worker, WorkerPlugin, get_worker
 
 import arena
+from arena.errors import ArenaError
 from arena.hosting.errors import HostingError
 from arena.hosting.host import strangers_level
 from arena.hosting.process import arena_folder
 from arena.hosting.sandbox import resolve_level
 from arena.ladder.bundles import unpack
+from arena.ladder.outcome import Errored, MatchFiles, Played
 from arena.ladder.worker import MatchJob, play_job, watch_runner
 from arena.plugins import load_plugins
 from arena.plugins.manager import ENTRY_POINT_GROUP
@@ -59,7 +61,7 @@ _POOL: ProcessPoolExecutor | None = None
 _PROFILES: dict[tuple[tuple[str, ...], bool], dict[str, Any]] = {}  # this worker's, by plugins
 
 
-class RefereeDiedError(RuntimeError):
+class RefereeDiedError(ArenaError, RuntimeError):
     """The process playing a match died (the match took it down); Dask retries the task."""
 
 
@@ -205,7 +207,7 @@ def _drop_pool(broken: ProcessPoolExecutor) -> None:
     broken.shutdown(wait=False, cancel_futures=True)
 
 
-def run_match(job: MatchJob, bundles: dict[str, tuple[str, str, bytes]]) -> dict[str, Any]:
+def run_match(job: MatchJob, bundles: dict[str, tuple[str, str, bytes]]) -> Played | Errored:
     """The Dask task: play one match here; the result, replay and bot logs go back.
 
     ``bundles`` maps a manifest reference (the runner's path) to its archive's digest,
@@ -222,7 +224,7 @@ def run_match(job: MatchJob, bundles: dict[str, tuple[str, str, bytes]]) -> dict
             for ref in job.references
         )
     except (OSError, ValueError) as error:
-        return {"error": f"{worker.address}: cannot unpack a bot: {error}"}
+        return Errored(f"{worker.address}: cannot unpack a bot: {error}")
     local = Path(worker.local_directory)  # the match's logs and replay, until sent back
     scratch = Path(tempfile.mkdtemp(prefix="arena-match-", dir=local)) if job.replays else None
     try:
@@ -235,15 +237,15 @@ def run_match(job: MatchJob, bundles: dict[str, tuple[str, str, bytes]]) -> dict
             raise RefereeDiedError(
                 f"the process playing match {job.match_id} on worker {worker.address} died"
             ) from None
-        if scratch is not None and "result" in outcome:
-            outcome["files"] = _collect(scratch, f"m{job.match_id}-a{job.attempt}")
+        if scratch is not None and isinstance(outcome, Played):
+            return replace(outcome, files=_collect(scratch, f"m{job.match_id}-a{job.attempt}"))
         return outcome
     finally:
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _collect(scratch: Path, key: str) -> dict[str, Any]:
+def _collect(scratch: Path, key: str) -> MatchFiles:
     """The replay and the bots' logs (their tails), as bytes by file name."""
     replay = scratch / f"{key}.jsonl"
     logs: dict[str, bytes] = {}
@@ -254,4 +256,4 @@ def _collect(scratch: Path, key: str) -> dict[str, Any]:
                 size = handle.seek(0, os.SEEK_END)
                 handle.seek(max(0, size - LOG_TAIL_BYTES))
                 logs[entry.name] = handle.read()
-    return {"replay": replay.read_bytes() if replay.is_file() else None, "logs": logs}
+    return MatchFiles(replay.read_bytes() if replay.is_file() else None, logs)

@@ -1,10 +1,8 @@
 """Where a ladder's matches run: a process pool here, or Dask distributed workers.
 
 The runner hands an executor one ``MatchJob`` at a time and takes back whatever has
-finished; it alone writes the database.  An outcome is ``{"result", "replay"}`` (the
-match was played), ``{"error"}`` (the arena's own problem: the runner puts the match
-back) or ``{"failed"}`` (the arena could not play it in ``ATTEMPTS`` tries, e.g. it took
-down every worker it ran on: recorded as a failure, a loss for neither bot).
+finished, each with its ``Outcome`` (``arena.ladder.outcome``); it alone writes the
+database.
 """
 
 from __future__ import annotations
@@ -16,10 +14,18 @@ from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import Any, Protocol
 
+from arena.errors import ArenaError
 from arena.ladder.config import LadderConfig
+from arena.ladder.outcome import (
+    Errored,
+    ExecutorLostError,
+    Finished,
+    Lost,
+    MatchExecutor,
+    Outcome,
+    Played,
+)
 from arena.ladder.worker import MatchJob, play_job, watch_runner
 
 __all__ = [
@@ -34,33 +40,8 @@ __all__ = [
 DASK_INSTALL = "pip install 'rummy-arena[dask]'"
 
 
-class DaskUnavailableError(ValueError):
+class DaskUnavailableError(ArenaError, ValueError):
     """Dask distributed is asked for but not installed (a user error: exit status 2)."""
-
-
-class ExecutorLostError(RuntimeError):
-    """The executor cannot go on (the Dask scheduler is gone); matches in flight are lost."""
-
-
-@dataclass(frozen=True)
-class Finished:
-    match_id: int
-    attempt: int
-    outcome: dict[str, Any]
-
-
-class MatchExecutor(Protocol):
-    def capacity(self) -> int:
-        """How many matches to keep in flight now."""
-
-    def submit(self, job: MatchJob) -> None: ...
-
-    def wait(self) -> list[Finished]:
-        """Block until at least one submitted match has finished; those that have.
-        Raises ExecutorLostError when the matches in flight can no longer come back."""
-
-    def status(self) -> str:
-        """A few words for the progress line ("" when there is nothing to say)."""
 
 
 class LocalExecutor:
@@ -82,7 +63,7 @@ class LocalExecutor:
             initializer=watch_runner,
             initargs=(os.getpid(),),
         )
-        self.pending: dict[Future[dict[str, Any]], MatchJob] = {}
+        self.pending: dict[Future[Played | Errored], MatchJob] = {}
 
     def capacity(self) -> int:
         return self.workers
@@ -95,10 +76,11 @@ class LocalExecutor:
         finished = []
         for future in done:
             job = self.pending.pop(future)
+            outcome: Outcome
             try:
                 outcome = future.result()
             except BrokenProcessPool as error:  # a worker died: the pool is gone
-                outcome = {"lost": f"a match worker died during match {job.match_id}: {error}"}
+                outcome = Lost(f"a match worker died during match {job.match_id}: {error}")
             finished.append(Finished(job.match_id, job.attempt, outcome))
         return finished
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Mapping, Sequence
-from typing import Any, TextIO
+from collections.abc import Sequence
+from typing import TextIO
+
+from arena.referee.results import MatchResult
 
 __all__ = ["Progress", "fault_where", "match_note", "score_text"]
 
@@ -27,18 +29,18 @@ def fault_where(game: int) -> str:
     return f" (game {game + 1})" if game >= 0 else " (at the start)"
 
 
-def match_note(match_id: int, result: Mapping[str, Any]) -> str:
+def match_note(match_id: int, result: MatchResult) -> str:
     """``match 7: greedy 2-1 random [bwrap]; fault: random timeout (game 2): ...``"""
-    bots = result["bots"]
-    score = score_text([bot["name"] for bot in bots], [bot["wins"] for bot in bots])
-    levels = ", ".join(sorted({str(bot.get("sandbox", "?")) for bot in bots}))
+    seats = result.seats
+    score = score_text([seat.name for seat in seats], [result.wins(i) for i in range(len(seats))])
+    levels = ", ".join(sorted({seat.sandbox for seat in seats}))
     note = f"match {match_id}: {score} [{levels}]"
-    for fault in result.get("faults", []):
-        where = fault_where(fault.get("game", -1))
-        reason = str(fault["reason"])
+    for fault in result.faults():
+        reason = fault.reason
         if len(reason) > REASON_CHARS:
             reason = reason[: REASON_CHARS - 3] + "..."
-        note += f"; fault: {bots[fault['seat']]['name']} {fault['status']}{where}: {reason}"
+        where = fault_where(fault.game)
+        note += f"; fault: {seats[fault.seat].name} {fault.status.value}{where}: {reason}"
     return note
 
 

@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from arena.errors import ArenaError
 from arena.hosting.errors import HostingError
 from arena.hosting.host import probe_host, strangers_level
 from arena.hosting.logs import DEFAULT_LOG_CAP
@@ -23,13 +23,24 @@ from arena.hosting.lookup import is_address
 from arena.hosting.sandbox import resolve_level
 from arena.ladder.config import LadderConfig, ScheduleKind
 from arena.ladder.deals import unit_seed
-from arena.ladder.executors import ExecutorLostError, open_executor
+from arena.ladder.executors import open_executor
+from arena.ladder.outcome import (
+    MAX_ATTEMPTS,
+    Errored,
+    ExecutorLostError,
+    Failed,
+    Finished,
+    Lost,
+    MatchExecutor,
+    Played,
+)
 from arena.ladder.progress import Progress, match_note
-from arena.ladder.schedule import Unit, continuous_pick, gauntlet, round_robin
+from arena.ladder.schedule import Unit, continuous_pick, gauntlet, lineups, round_robin
 from arena.ladder.worker import MatchJob
 from arena.plugins import PluginError, UnknownBotError, load_plugins
 from arena.privatefiles import private_folder
 from arena.ratings import DEFAULT_ENV, RatingEnv
+from arena.referee.results import MatchResult
 from arena.storage.ladder_store import BotStatus, LadderStore
 from arena.storage.submissions_store import submitted_bot_names, submitted_versions
 from arena.submissions.layout import DataLayout
@@ -40,7 +51,7 @@ __all__ = ["LadderError", "LadderRefused", "RunSummary", "run_ladder"]
 log = logging.getLogger("arena.ladder")
 
 
-class LadderError(RuntimeError):
+class LadderError(ArenaError, RuntimeError):
     """The ladder cannot run (a bot it needs is missing, the arena itself failed)."""
 
 
@@ -48,12 +59,6 @@ class LadderRefused(LadderError, ValueError):
     """This machine cannot run the ladder as its config says (bots it cannot confine as
     demanded, a replay folder it cannot make): the user's to fix, so the command line
     reports it in one line."""
-
-
-#: Attempts at one match before the runner gives up on it: the arena's own errors
-#: (a plugin gone, a full disk) or a worker that died with it, again and again.
-#: The match is then cancelled with its reason, and the ladder goes on.
-MAX_ATTEMPTS = 3
 
 
 @dataclass
@@ -109,15 +114,8 @@ def _next_continuous(store: LadderStore, config: LadderConfig, env: RatingEnv) -
     if group is None:
         return False
     number = _unit_number(store)
-    _queue(
-        store, config, Unit(f"cont:{number}", tuple(_rotations(group, config.duplicate, number)))
-    )
+    _queue(store, config, Unit(f"cont:{number}", lineups(group, config.duplicate, number)))
     return True
-
-
-def _rotations(group: tuple[str, ...], duplicate: bool, number: int) -> list[tuple[str, ...]]:
-    rotations = [group[i:] + group[:i] for i in range(len(group))]
-    return rotations if duplicate else [rotations[number % len(group)]]
 
 
 def _settled(store: LadderStore, until_sigma: float | None) -> bool:
@@ -200,11 +198,11 @@ class _LogBudget:
     def cap_per_stream(self, seats: int) -> int:
         return max(0, min(DEFAULT_LOG_CAP, self.left // (2 * seats)))
 
-    def spent(self, result: dict[str, Any]) -> None:
+    def spent(self, result: MatchResult) -> None:
         """Take a finished match's logs off the budget: what they grew by since last
         counted (a warm bot's log spans many matches)."""
-        for seat in result.get("bots", []):
-            stderr = seat.get("stderr")
+        for seat in result.seats:
+            stderr = seat.stderr_path
             if stderr:
                 for stream in (Path(stderr), Path(stderr.replace(".stderr.log", ".stdout.log"))):
                     self._count(stream)
@@ -239,23 +237,127 @@ def _requeue_if_lost(store: LadderStore, pending: set[int], summary: RunSummary)
         ) from None
 
 
-def run_ladder(
+@dataclass
+class _Run:
+    """One run of a ladder: what it plays with and how far it has got."""
+
+    store: LadderStore
+    config: LadderConfig
+    sandbox: str
+    env: RatingEnv
+    logs: _LogBudget
+    summary: RunSummary
+    max_matches: int | None
+    until_sigma: float | None
+    bar: Progress | None
+    pending: set[int] = field(default_factory=set)
+    started: int = 0
+    problem: str | None = None  # the local pool broke: take no more matches
+
+    def fill(self, executor: MatchExecutor) -> None:
+        """Start matches until the executor is full or nothing is left to start."""
+        store, config = self.store, self.config
+        while (
+            self.problem is None
+            and len(self.pending) < executor.capacity()
+            and (self.max_matches is None or self.started < self.max_matches)
+            and not _settled(store, self.until_sigma)
+        ):
+            match = store.take_next()
+            if (
+                match is None
+                and config.schedule is ScheduleKind.CONTINUOUS
+                and _next_continuous(store, config, self.env)
+            ):
+                match = store.take_next()
+            if match is None:
+                _plan(store, config)  # bots added meanwhile
+                match = store.take_next()
+            if match is None:
+                return
+            if match.attempts > MAX_ATTEMPTS:  # earlier runs died on it: never again
+                _give_up(store, self.summary, match.id, f"{MAX_ATTEMPTS} attempts never finished")
+                continue
+            bots = {bot.name: bot for bot in store.bots()}
+            job = MatchJob(
+                match_id=match.id,
+                attempt=match.attempts,
+                game=config.game,
+                references=tuple(bots[name].reference for name in match.seats),
+                names=match.seats,
+                seed=match.seed,
+                # The other matches of its unit play the same deals.
+                reveal_seed=match.unit_matches == 1,
+                settings=config.match_settings,
+                sandbox=self.sandbox,
+                replays=config.replays,
+                plugins=config.plugins,
+                autoload=config.autoload_plugins,
+                log_cap=self.logs.cap_per_stream(len(match.seats)),
+                reuse_bots=config.reuse_bots,
+            )
+            self.pending.add(match.id)
+            try:
+                executor.submit(job)
+            except BaseException:
+                self.pending.discard(match.id)
+                store.requeue(match.id)
+                raise
+            self.started += 1
+
+    def collect(self, finished: Finished, executor: MatchExecutor) -> None:
+        """Record what became of one match."""
+        store, summary, match_id = self.store, self.summary, finished.match_id
+        self.pending.discard(match_id)
+        status = store.match_status(match_id)
+        if status != "running":
+            log.warning(
+                "match %d: a late result (attempt %d) ignored: the match is %s",
+                match_id, finished.attempt, status,
+            )  # fmt: skip
+            return
+        match finished.outcome:
+            case Lost(reason):  # the local pool broke: it cannot play any more
+                store.requeue(match_id)
+                self.problem = self.problem or reason
+            case Failed(reason):
+                store.record_failure(match_id, reason)
+                summary.failed += 1
+                log.warning("match %d failed: %s", match_id, reason)
+            case Errored(error):
+                if finished.attempt >= MAX_ATTEMPTS:
+                    _give_up(store, summary, match_id, error)
+                else:
+                    store.requeue(match_id)  # taken again next, up to MAX_ATTEMPTS
+                if self.bar:
+                    self.bar.update(summary.finished, f"match {match_id}: {error}")
+            case Played(result, replay):
+                recorded = store.record(
+                    match_id, result, replay, self.config.suspend_after, self.env
+                )
+                self.logs.spent(result)
+                summary.finished += 1
+                summary.suspended.extend(recorded.suspended)
+                if self.bar:
+                    notes = [match_note(match_id, result), executor.status()]
+                    if recorded.suspended:
+                        notes.append(f"suspended: {', '.join(recorded.suspended)}")
+                    faulty = bool(result.faults()) or bool(recorded.suspended)
+                    self.bar.update(summary.finished, "  ".join(filter(None, notes)), keep=faulty)
+
+
+def _prepare(
     store: LadderStore,
-    *,
-    max_matches: int | None = None,
-    until_sigma: float | None = None,
-    progress: bool = True,
-    env: RatingEnv = DEFAULT_ENV,
-    dask: str | None = None,
-) -> RunSummary:
-    """Play queued and scheduled matches until the schedule is done, ``max_matches``
-    have finished, or every active bot's sigma is below ``until_sigma``.  ``dask``
-    runs them on Dask workers (a scheduler's address, or "local") whatever the config
-    says."""
-    config = _config(store)
+    config: LadderConfig,
+    progress: bool,
+    max_matches: int | None,
+    until_sigma: float | None,
+) -> tuple[str, RunSummary]:
+    """Check that the ladder can run here as its config says, put back the matches a
+    crash left running and queue what the schedule lacks: the sandbox level to play
+    at, and the run's summary so far."""
     sandbox = _check_sandbox(store, config, progress)
     _check_stored_versions(store, config)
-    logs = _LogBudget(config)
     summary = RunSummary(recovered=store.recover_running())
     plugins = load_plugins(config.plugins, autoload=config.autoload_plugins)
     plugins.game(config.game)  # refuse to start without the game
@@ -283,113 +385,51 @@ def run_ladder(
             ) from None
     _plan(store, config)
     summary.cancelled += store.cancel_inactive()
+    return sandbox, summary
+
+
+def run_ladder(
+    store: LadderStore,
+    *,
+    max_matches: int | None = None,
+    until_sigma: float | None = None,
+    progress: bool = True,
+    env: RatingEnv = DEFAULT_ENV,
+    dask: str | None = None,
+) -> RunSummary:
+    """Play queued and scheduled matches until the schedule is done, ``max_matches``
+    have finished, or every active bot's sigma is below ``until_sigma``.  ``dask``
+    runs them on Dask workers (a scheduler's address, or "local") whatever the config
+    says."""
+    config = _config(store)
+    sandbox, summary = _prepare(store, config, progress, max_matches, until_sigma)
     total = max_matches if max_matches is not None else (store.scheduled_count() or None)
-    bar = Progress(total) if progress else None
-    pending: set[int] = set()
-    started = 0
-    problem: str | None = None
+    run = _Run(
+        store,
+        config,
+        sandbox,
+        env,
+        _LogBudget(config),
+        summary,
+        max_matches,
+        until_sigma,
+        Progress(total) if progress else None,
+    )
     with (
-        _requeue_if_lost(store, pending, summary),
+        _requeue_if_lost(store, run.pending, summary),
         open_executor(
             config, dask, strangers=config.untrusted or bool(_submitted_active(store))
         ) as executor,
     ):
         while True:
             summary.cancelled += store.cancel_inactive()  # bots disabled or removed meanwhile
-            while (
-                problem is None
-                and len(pending) < executor.capacity()
-                and (max_matches is None or started < max_matches)
-            ):
-                if _settled(store, until_sigma):
-                    break
-                match = store.take_next()
-                if (
-                    match is None
-                    and config.schedule is ScheduleKind.CONTINUOUS
-                    and _next_continuous(store, config, env)
-                ):
-                    match = store.take_next()
-                if match is None:
-                    _plan(store, config)  # bots added meanwhile
-                    match = store.take_next()
-                if match is None:
-                    break
-                if match.attempts > MAX_ATTEMPTS:  # earlier runs died on it: never again
-                    _give_up(store, summary, match.id, f"{MAX_ATTEMPTS} attempts never finished")
-                    continue
-                bots = {bot.name: bot for bot in store.bots()}
-                job = MatchJob(
-                    match_id=match.id,
-                    attempt=match.attempts,
-                    game=config.game,
-                    references=tuple(bots[name].reference for name in match.seats),
-                    names=match.seats,
-                    seed=match.seed,
-                    # The other matches of its unit play the same deals.
-                    reveal_seed=match.unit_matches == 1,
-                    games=config.games,
-                    hands_only=config.hands_only,
-                    time_control=config.time_control,
-                    faults=config.faults,
-                    sandbox=sandbox,
-                    replays=config.replays,
-                    plugins=config.plugins,
-                    autoload=config.autoload_plugins,
-                    log_cap=logs.cap_per_stream(len(match.seats)),
-                    reuse_bots=config.reuse_bots,
-                )
-                pending.add(match.id)
-                try:
-                    executor.submit(job)
-                except BaseException:
-                    pending.discard(match.id)
-                    store.requeue(match.id)
-                    raise
-                started += 1
-            if not pending:
+            run.fill(executor)
+            if not run.pending:
                 break
             for finished in executor.wait():
-                match_id = finished.match_id
-                pending.discard(match_id)
-                outcome = finished.outcome
-                if store.match_status(match_id) != "running":
-                    log.warning(
-                        "match %d: a late result (attempt %d) ignored: the match is %s",
-                        match_id, finished.attempt, store.match_status(match_id),
-                    )  # fmt: skip
-                    continue
-                if "lost" in outcome:  # the local pool broke: it cannot play any more
-                    store.requeue(match_id)
-                    problem = problem or outcome["lost"]
-                    continue
-                if "failed" in outcome:
-                    store.record_failure(match_id, outcome["failed"])
-                    summary.failed += 1
-                    log.warning("match %d failed: %s", match_id, outcome["failed"])
-                    continue
-                if "error" in outcome:
-                    if finished.attempt >= MAX_ATTEMPTS:
-                        _give_up(store, summary, match_id, outcome["error"])
-                    else:
-                        store.requeue(match_id)  # taken again next, up to MAX_ATTEMPTS
-                    if bar:
-                        bar.update(summary.finished, f"match {match_id}: {outcome['error']}")
-                    continue
-                recorded = store.record(
-                    match_id, outcome["result"], outcome.get("replay"), config.suspend_after, env
-                )
-                logs.spent(outcome["result"])
-                summary.finished += 1
-                summary.suspended.extend(recorded.suspended)
-                if bar:
-                    notes = [match_note(match_id, outcome["result"]), executor.status()]
-                    if recorded.suspended:
-                        notes.append(f"suspended: {', '.join(recorded.suspended)}")
-                    faulty = bool(outcome["result"].get("faults")) or bool(recorded.suspended)
-                    bar.update(summary.finished, "  ".join(filter(None, notes)), keep=faulty)
-    if bar:
-        bar.finish()
-    if problem:
-        raise LadderError(problem)
+                run.collect(finished, executor)
+    if run.bar:
+        run.bar.finish()
+    if run.problem:
+        raise LadderError(run.problem)
     return summary

@@ -1,6 +1,7 @@
 """One ladder match, played in a worker process (so matches run side by side).
 
-Everything crosses the process boundary as plain data: the job in, the result out.
+Everything crosses the process boundary as plain frozen values: the job in, the
+outcome (``arena.ladder.outcome``) out.
 """
 
 from __future__ import annotations
@@ -14,17 +15,17 @@ import threading
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from arena.hosting.faults import BotFault, SeatStatus
 from arena.hosting.launcher import HostedBot, LaunchSettings
+from arena.ladder.outcome import Errored, Played
 from arena.ladder.warm import WarmBots, warm_run_dir
 from arena.plugins import MatchContext, PluginSet, load_plugins
 from arena.plugins.hosted import host_bots, seat_problem
 from arena.privatefiles import private_folder
 from arena.referee.match import MatchConfig, Seat, play_match
 from arena.referee.results import MatchResult
-from arena.referee.settings import FaultPolicy, TimeControl
+from arena.referee.settings import MatchSettings
 
 __all__ = ["MatchJob", "play_job", "watch_runner"]
 
@@ -50,10 +51,7 @@ class MatchJob:
     names: tuple[str, ...]  # ladder names, by seat
     seed: int
     reveal_seed: bool
-    games: int
-    hands_only: bool
-    time_control: TimeControl
-    faults: str
+    settings: MatchSettings
     sandbox: str
     replays: str | None
     plugins: tuple[str, ...]
@@ -126,13 +124,12 @@ def _seat(bot: HostedBot, name: str, game_id: str, plugins: PluginSet) -> Seat:
     the reason, as a protocol error: the ladder goes on."""
     problem = seat_problem(bot, game_id, plugins)
     if problem is None:
-        return Seat(bot.connection, name, bot.sandbox, bot.stderr_path, bot.start_fault)
-    fault = BotFault(SeatStatus.PROTOCOL_ERROR, problem)
-    return Seat(None, name, bot.sandbox, bot.stderr_path, fault)
+        return Seat.of(bot, name)
+    return Seat.of(bot, name, fault=BotFault(SeatStatus.PROTOCOL_ERROR, problem))
 
 
-def play_job(job: MatchJob) -> dict[str, Any]:
-    """Play the match; ``{"result": ..., "replay": ...}`` or ``{"error": ...}``.
+def play_job(job: MatchJob) -> Played | Errored:
+    """Play the match: ``Played``, or ``Errored`` for an error of the arena's own.
 
     Bot faults are part of the result.  An error here is the arena's own problem
     (a plugin gone missing, a full disk): the runner puts the match back in the queue.
@@ -150,20 +147,13 @@ def play_job(job: MatchJob) -> dict[str, Any]:
         if run_dir is not None:
             private_folder(run_dir)
         replay = Path(job.replays) / f"{key}.jsonl" if job.replays else None
-        config = MatchConfig(
-            spec,
-            games=job.games,
-            seed=job.seed,
-            hands_only=job.hands_only,
-            time_control=job.time_control,
-            fault_policy=FaultPolicy.parse(job.faults),
-            match_id=key,
-            reveal_seed=job.reveal_seed,
+        config = MatchConfig.of(
+            spec, job.settings, seed=job.seed, match_id=key, reveal_seed=job.reveal_seed
         )
         settings = LaunchSettings(
             sandbox=job.sandbox,
             run_dir=run_dir,
-            startup_seconds=job.time_control.startup_ms / 1000,
+            startup_seconds=job.settings.time_control.startup_ms / 1000,
             log_cap=job.log_cap,
         )
         if job.reuse_bots:
@@ -188,6 +178,6 @@ def play_job(job: MatchJob) -> dict[str, Any]:
             else:
                 for bot in hosted:
                     bot.close()
-        return {"result": result.to_json(), "replay": str(replay) if replay else None}
+        return Played(result, str(replay) if replay else None)
     except Exception as error:
-        return {"error": f"{type(error).__name__}: {error}", "traceback": traceback.format_exc()}
+        return Errored(f"{type(error).__name__}: {error}", traceback.format_exc())

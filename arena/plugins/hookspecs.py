@@ -10,7 +10,7 @@ registered through these same hooks (``arena.plugins.builtin``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pluggy
 
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from arena.plugins.registrations import BotRegistration, GameRegistration, MatchContext
     from arena.referee.observers import MatchObserver
     from arena.referee.records import ActionRecord, HandEndRecord, MatchHeader
+    from arena.referee.results import MatchResult
 
 __all__ = ["PROJECT", "hookimpl", "hookspec"]
 
@@ -75,5 +76,8 @@ def arena_hand_ended(context: MatchContext, record: HandEndRecord) -> None:
 
 
 @hookspec
-def arena_match_ended(context: MatchContext, result: dict[str, Any]) -> None:
-    """Called when a match ends, with the whole result (as ``arena match --json`` prints)."""
+def arena_match_ended(context: MatchContext, result: MatchResult) -> None:
+    """Called when a match ends, with its whole result: ``MatchResult``
+    (``arena.referee.results``: seats, games, faults; ``result.to_json()`` is what
+    ``arena match --json`` prints).  Decision times come as each seat's summary
+    (``result.seats[i].timing``)."""

@@ -16,8 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from arena.hosting.errors import HostingError
-from arena.hosting.launcher import HostedBot, LaunchSettings
-from arena.hosting.launcher import host_bots as start_bots
+from arena.hosting.launcher import HostedBot, LaunchSettings, start_bots
 from arena.hosting.lookup import BOT_MANIFEST, ManifestCatalog, is_address, looks_like_path
 from arena.plugins.manager import PluginSet, UnknownBotError
 from arena.plugins.serve_bot import command_for
@@ -46,7 +45,7 @@ def _is_python_bot(reference: str) -> bool:
 
 
 def resolve_bot(reference: str, plugins: PluginSet, manifests: ManifestCatalog) -> str:
-    """The reference ``host_bot`` starts for what the user typed: an address or a
+    """The reference ``start_bot`` starts for what the user typed: an address or a
     registered bot as it is, a bot's folder as its ``bot.toml``, a manifest's name as
     its file.  Unknown names raise ``UnknownBotError`` with the closest known names;
     a path that is not there says so."""

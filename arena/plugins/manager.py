@@ -18,6 +18,7 @@ from typing import Any
 
 import pluggy
 
+from arena.errors import ArenaError
 from arena.games.registry import GameSpec, UnknownGameError
 from arena.hosting.errors import UnknownBotError
 from arena.plugins import builtin, hookspecs
@@ -26,6 +27,7 @@ from arena.plugins.registrations import BotRegistration, GameRegistration, Match
 from arena.protocol.families import register_codec
 from arena.referee.observers import MatchObserver
 from arena.referee.records import ActionRecord, HandEndRecord, MatchEndRecord, MatchHeader, Record
+from arena.referee.results import MatchResult
 from arena.sdk import Bot
 
 __all__ = [
@@ -43,7 +45,7 @@ AUTOLOAD_ENV = "ARENA_DISABLE_PLUGIN_AUTOLOAD"  # set to 1: no entry-point plugi
 _HOOK_NAMES = frozenset(name for name in dir(hookspecs) if name.startswith("arena_"))
 
 
-class PluginError(ValueError):
+class PluginError(ArenaError, ValueError):
     """A plugin problem that stops what was asked for."""
 
 
@@ -71,7 +73,9 @@ class _HookDispatcher(MatchObserver):
         elif isinstance(record, HandEndRecord):
             self.hook.arena_hand_ended(context=self.context, record=record)
         elif isinstance(record, MatchEndRecord):
-            self.hook.arena_match_ended(context=self.context, result=record.result)
+            self.hook.arena_match_ended(
+                context=self.context, result=MatchResult.from_json(record.result)
+            )
 
 
 class PluginSet:

@@ -7,6 +7,7 @@ from typing import Final
 
 from arena.cards import ALL_CARDS, Card, CardParseError, CardSet, Layoff, Meld
 from arena.cards.masks import of_mask, suit_table
+from arena.errors import ArenaError
 from arena.proto import bot_pb2 as pb
 
 __all__ = [
@@ -24,7 +25,7 @@ __all__ = [
 PROTOCOL_VERSION: Final = 1
 
 
-class ProtocolError(ValueError):
+class ProtocolError(ArenaError, ValueError):
     """A message that does not follow the protocol (malformed, wrong version, ...)."""
 
 

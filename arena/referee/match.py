@@ -13,7 +13,7 @@ import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.cards import derive_seed
 from arena.eventloop import new_event_loop
@@ -39,12 +39,12 @@ from arena.referee.records import (
     RevealRecord,
 )
 from arena.referee.results import FaultRecord, GameRecord, MatchResult, SeatRecord
-from arena.referee.settings import FaultMode, FaultPolicy, TimeControl
+from arena.referee.settings import FaultMode, FaultPolicy, MatchSettings, TimeControl
+
+if TYPE_CHECKING:
+    from arena.hosting.launcher import HostedBot
 
 __all__ = ["MatchConfig", "Seat", "play_match"]
-
-# Seats that fault this way cannot go on: they forfeit every remaining game.
-_FATAL = frozenset({SeatStatus.CRASHED, SeatStatus.PROTOCOL_ERROR, SeatStatus.START_FAILED})
 
 
 @dataclass
@@ -56,6 +56,28 @@ class Seat:
     sandbox: str = "none"
     stderr_path: str | None = None
     start_fault: BotFault | None = None
+
+    @classmethod
+    def of(
+        cls,
+        bot: HostedBot,
+        name: str | None = None,
+        *,
+        connection: BotConnection | None = None,
+        fault: BotFault | None = None,
+    ) -> Seat:
+        """The seat of a hosted bot, under ``name`` (its own by default), speaking
+        through ``connection`` when the caller wraps the bot's (a clock, a recorder),
+        or forfeiting with ``fault`` when it cannot take the seat."""
+        if fault is not None:
+            return cls(None, name or bot.name, bot.sandbox, bot.stderr_path, fault)
+        return cls(
+            connection or bot.connection,
+            name or bot.name,
+            bot.sandbox,
+            bot.stderr_path,
+            bot.start_fault,
+        )
 
 
 @dataclass(frozen=True)
@@ -74,6 +96,22 @@ class MatchConfig:
     match_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
     max_deals: int = 200  # a game that would not end stops here (bots that never knock)
     reveal_seed: bool = True
+
+    @classmethod
+    def of(
+        cls, spec: GameSpec, settings: MatchSettings, *, seed: int, match_id: str, reveal_seed: bool
+    ) -> MatchConfig:
+        """One match of a series played under ``settings``."""
+        return cls(
+            spec,
+            games=settings.games,
+            seed=seed,
+            hands_only=settings.hands_only,
+            time_control=settings.time_control,
+            fault_policy=settings.fault_policy,
+            match_id=match_id,
+            reveal_seed=reveal_seed,
+        )
 
 
 class _Match:
@@ -138,9 +176,9 @@ class _Match:
     def fault(self, seat: int, fault: BotFault, game: int, hand: int, consequence: str) -> None:
         record = FaultRecord(seat, fault.status, fault.reason, game, hand, consequence)
         self.records[seat].faults.append(record)
-        if self.records[seat].status is SeatStatus.OK or fault.status in _FATAL:
+        if self.records[seat].status is SeatStatus.OK or fault.status.fatal:
             self.records[seat].status = fault.status
-        if fault.status in _FATAL:
+        if fault.status.fatal:
             self.alive[seat] = False
         self.emit(FaultRecordLine(**record.to_json()))
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Final, cast
 
+from arena.errors import ArenaError
+
 __all__ = [
     "RECORD_TYPES",
     "REPLAY_VERSION",
@@ -39,7 +41,7 @@ REPLAY_VERSION: Final = 2
 Json = Any  # a JSON value as ``json.loads`` gives it
 
 
-class RecordError(ValueError):
+class RecordError(ArenaError, ValueError):
     """A line that is no record of this format (names the type and the field)."""
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import IO, Any, Final
 
 from arena.cards import derive_seed
+from arena.errors import ArenaError
 from arena.games.base import GameError, IllegalActionError
 from arena.games.registry import GameSpec, find_game
 from arena.privatefiles import open_private, private_folder
@@ -68,7 +69,7 @@ _FLUSHED: Final = (HandEndRecord, GameEndRecord, MatchEndRecord, FaultRecordLine
 GameLookup = Callable[[str], GameSpec]
 
 
-class ReplayError(ValueError):
+class ReplayError(ArenaError, ValueError):
     """A replay file that cannot be read: names the file and line."""
 
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-__all__ = ["FaultMode", "FaultPolicy", "SettingsError", "TimeControl"]
+from arena.errors import ArenaError
+
+__all__ = ["FaultMode", "FaultPolicy", "MatchSettings", "SettingsError", "TimeControl"]
 
 
-class SettingsError(ValueError):
+class SettingsError(ArenaError, ValueError):
     """A bad referee setting (from the command line or a config file)."""
 
 
@@ -73,3 +75,15 @@ class FaultPolicy:
         if count and (parsed is FaultMode.FORFEIT or not count.isdigit()):
             raise SettingsError(f"fault policy must be 'forfeit' or 'random[:K]', got {text!r}")
         return cls(parsed, int(count) if count else 3)
+
+
+@dataclass(frozen=True, slots=True)
+class MatchSettings:
+    """How every match of a series is played (a ladder's, an SPRT's): games (or single
+    hands), the clocks and the fault policy.  The ladder's config holds one, and hands
+    it to each match's job unchanged."""
+
+    games: int = 1
+    hands_only: bool = False
+    time_control: TimeControl = TimeControl()
+    fault_policy: FaultPolicy = FaultPolicy()

@@ -13,12 +13,13 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
+from arena.errors import ArenaError
 from arena.privatefiles import FILE_MODE
 
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "StorageError", "connect"]
 
 
-class StorageError(ValueError):
+class StorageError(ArenaError, ValueError):
     """A database that cannot be used: names the file and why."""
 
 

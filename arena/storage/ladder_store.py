@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.ratings import Rating, RatingEnv, rate
+from arena.referee.results import MatchResult
 from arena.storage.db import StorageError, connect
 
 __all__ = ["BotRow", "BotStatus", "DealSecret", "LadderStore", "MatchRow", "RecordedMatch"]
@@ -325,7 +326,7 @@ class LadderStore:
     def record(
         self,
         match_id: int,
-        result: dict[str, Any],
+        result: MatchResult,
         replay: str | None,
         suspend_after: int,
         env: RatingEnv,
@@ -339,19 +340,18 @@ class LadderStore:
                 return RecordedMatch(match_id, False, ())  # already counted: never twice
             seats = json.loads(row["seats"])
             bots = {name: self.bot(name) for name in seats}
-            summaries = result["bots"]
+            summaries = result.summaries()
             ranks = _match_ranks(
-                [summary["wins"] for summary in summaries],
-                [summary["points"] for summary in summaries],
+                [summary.wins for summary in summaries], [summary.points for summary in summaries]
             )
             self.db.execute(
                 "UPDATE matches SET status = 'finished', finished = ?, result = ?, replay = ? WHERE id = ?",
-                (_now(), json.dumps(result), replay, match_id),
+                (_now(), json.dumps(result.to_json()), replay, match_id),
             )
             suspended = []
             for seat, (name, summary) in enumerate(zip(seats, summaries, strict=True)):
                 bot = bots[name]
-                faults = summary["faults"]
+                faults = summary.faults
                 streak = bot.fault_streak + 1 if faults else 0
                 status = (
                     "suspended" if streak >= suspend_after and bot.status == ACTIVE else bot.status
@@ -366,11 +366,11 @@ class LadderStore:
                         seat,
                         bot.id,
                         ranks[seat],
-                        result["games"],
-                        summary["wins"],
-                        summary["points"],
+                        len(result.games),
+                        summary.wins,
+                        summary.points,
                         faults,
-                        summary["status"],
+                        summary.status.value,
                     ),
                 )
                 self.db.execute(
@@ -379,7 +379,7 @@ class LadderStore:
                     "WHERE id = ?",
                     (
                         int(ranks[seat] == 0 and ranks.count(0) == 1), int(ranks[seat] == 0 and ranks.count(0) > 1),
-                        result["games"], summary["wins"], summary["points"], faults, streak, status, bot.id,
+                        len(result.games), summary.wins, summary.points, faults, streak, status, bot.id,
                     ),
                 )  # fmt: skip
             rated = self._rate_unit_if_complete(row["unit_id"], env)

@@ -21,12 +21,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arena.errors import ArenaError
+
 __all__ = ["ClientError", "Reply", "fetch_json", "pack_folder", "send_archive"]
 
 IGNORE_FILE = ".arenaignore"
 
 
-class ClientError(ValueError):
+class ClientError(ArenaError, ValueError):
     """Bad input on the author's side, or a server that cannot be reached."""
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.errors import ArenaError
 from arena.hosting.allowlist import SYSTEM_DIRS
 from arena.hosting.errors import HostingError
 from arena.hosting.host import strangers_level
@@ -50,7 +51,7 @@ MANIFEST = "bot.toml"
 _log = logging.getLogger(__name__)
 
 
-class Rejected(ValueError):
+class Rejected(ArenaError, ValueError):
     """A submission that is refused; the message is the one-line reason."""
 
 

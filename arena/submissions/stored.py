@@ -15,6 +15,7 @@ import tarfile
 from dataclasses import replace
 from pathlib import Path
 
+from arena.errors import ArenaError
 from arena.submissions.cleanup import remove_tree
 from arena.submissions.layout import DataLayout
 from arena.submissions.unpack import UnpackLimits, unpack
@@ -32,7 +33,7 @@ __all__ = [
 PACKED = "bot.tar.gz"
 
 
-class StoredVersionError(ValueError):
+class StoredVersionError(ArenaError, ValueError):
     """A stored version that must not be started (its archive is not what was vetted)."""
 
 

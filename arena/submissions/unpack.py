@@ -35,6 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import IO
 
+from arena.errors import ArenaError
+
 __all__ = [
     "ArchiveError",
     "Entry",
@@ -52,7 +54,7 @@ _CHUNK = 64 * 1024
 _SHOWN = 80  # characters of a hostile name a reason shows
 
 
-class ArchiveError(ValueError):
+class ArchiveError(ArenaError, ValueError):
     """An archive that is refused: says which entry and which rule."""
 
 

@@ -16,13 +16,15 @@ from typing import IO
 
 from python_multipart.multipart import MultipartParser, parse_options_header
 
+from arena.errors import ArenaError
+
 __all__ = ["MultipartFile", "Received", "UploadError"]
 
 _MAX_PARTS = 4  # the file and a few form fields
 _HEAD = 512  # bytes kept to tell the archive's kind
 
 
-class UploadError(ValueError):
+class UploadError(ArenaError, ValueError):
     """An upload refused while it was read: the message is the one-line reason."""
 
     def __init__(self, status: int, message: str) -> None:

@@ -83,7 +83,6 @@ __all__ = [
 #: The id the last-discard variant is checked under when no registered rule set has it.
 LAST_DISCARD_PROBE = "gin-rummy/check-last-discard"
 
-_FATAL = (SeatStatus.CRASHED, SeatStatus.PROTOCOL_ERROR, SeatStatus.START_FAILED)
 
 _HINTS = {
     SeatStatus.TIMEOUT: (
@@ -208,7 +207,7 @@ class _Host:
 
     def after(self, status: SeatStatus) -> None:
         """After a match: a bot that faulted fatally is stopped (``connection`` restarts it)."""
-        if status in _FATAL and self.bot is not None:
+        if status.fatal and self.bot is not None:
             self.bot.close()
             self.bot.connection = None
 
@@ -467,7 +466,7 @@ class _Checker:
             return None
         recorder = _Recorder(connection, transcript)
         seats = [Seat(other, "opponent", "in-process") for other in opponents]
-        seats.insert(bot_seat, Seat(recorder, bot.name, bot.sandbox, bot.stderr_path))
+        seats.insert(bot_seat, Seat.of(bot, connection=recorder))
         result = play_match(config, seats)
         record = result.seats[bot_seat]
         if any(fault.status is SeatStatus.TIMEOUT for fault in record.faults):

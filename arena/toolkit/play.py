@@ -32,6 +32,7 @@ from arena.cards import (
     min_deadwood,
     validate_layoffs,
 )
+from arena.errors import ArenaError
 from arena.games import gin_rummy as gin
 from arena.hosting.connection import BotConnection, check_handshake, handshake_request
 from arena.hosting.faults import BotFault, SeatStatus
@@ -62,7 +63,7 @@ _PHASE_HELP = {
 }
 
 
-class PlayerLeft(Exception):
+class PlayerLeft(ArenaError):
     """The person left at a prompt: end of input, ``quit`` or Ctrl-C."""
 
 

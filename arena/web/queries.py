@@ -13,7 +13,7 @@ import threading
 from datetime import datetime
 from typing import Any
 
-from arena.referee.results import wilson_interval
+from arena.stats import wilson_interval
 from arena.web.rows import (
     BotPage,
     Crosstable,

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from arena.cli.main import main
-from arena.cli.match_report import elo_summary, plural
+from arena.cli.match_report import plural
+from arena.stats import elo_summary
 
 LINE = re.compile(
     r"Finished game (\d+) \(simple vs greedy\): (1-0|0-1|1/2-1/2) "

@@ -39,7 +39,7 @@ from tests.ladder.dask_helpers import (
 def test_a_match_that_kills_every_worker_is_recorded_failed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(dask_executor, "ATTEMPTS", 2)  # two dead workers each, not three
+    monkeypatch.setattr(dask_executor, "MAX_ATTEMPTS", 2)  # two dead workers each, not three
     killer = write_bot(tmp_path / "killer", "killer", WORKER_KILLER)
     config = ladder_config(
         tmp_path, killer, repeat=1, duplicate=False, plugins=("tests.ladder.worker_killer",)

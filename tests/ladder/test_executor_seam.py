@@ -9,7 +9,6 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -17,6 +16,7 @@ from arena.cli.main import main
 from arena.ladder import runner
 from arena.ladder.config import LadderConfig
 from arena.ladder.executors import Finished, LocalExecutor
+from arena.referee.results import GameRecord, MatchResult, SeatRecord
 from arena.storage import LadderStore
 from arena.storage.db import MIGRATIONS, connect
 
@@ -111,17 +111,15 @@ def test_a_failed_match_counts_for_no_bot(db: Path) -> None:
         store.close()
 
 
-def _play(store: LadderStore, match_id: int) -> dict[str, Any]:
+def _play(store: LadderStore, match_id: int) -> MatchResult:
+    """A one-game result for the match's seats: the first seat won 25 points."""
     seats = json.loads(
         store.db.execute("SELECT seats FROM matches WHERE id = ?", (match_id,)).fetchone()[0]
     )
-    return {
-        "games": 1,
-        "bots": [
-            {"wins": int(seat == 0), "points": 25 * int(seat == 0), "faults": 0, "status": "ok"}
-            for seat, _ in enumerate(seats)
-        ],
-    }
+    game = GameRecord(0, 7, (25, 0), (0, 1), 0, "gin", 1)
+    return MatchResult(
+        f"m{match_id}", "gin-rummy/standard", 7, [SeatRecord(n) for n in seats], [game]
+    )
 
 
 def test_a_version_1_database_is_migrated_without_losing_a_row(tmp_path: Path) -> None:

@@ -14,9 +14,11 @@ from typing import Any
 import pytest
 import trueskill
 
+from arena.hosting.faults import SeatStatus
 from arena.ladder.config import BotEntry, LadderConfig
 from arena.ladder.deals import new_deal_secret
 from arena.ratings import DEFAULT_ENV, Rating, RatingEnv, match_quality, rate
+from arena.referee.results import FaultRecord, GameRecord, MatchResult, SeatRecord
 from arena.storage import LadderStore
 
 
@@ -101,15 +103,30 @@ def test_conservative_score() -> None:
 # -- the store: a unit is rated once, when all its matches have finished -------------
 
 
-def result(*bots: tuple[int, int, int], games: int = 2) -> dict[str, Any]:
-    """A match result like ``MatchResult.to_json()``: (game wins, points, faults) by seat."""
-    return {
-        "games": games,
-        "bots": [
-            {"wins": wins, "points": points, "faults": faults, "status": "ok"}
-            for wins, points, faults in bots
-        ],
-    }
+def result(*bots: tuple[int, int, int], games: int = 2) -> MatchResult:
+    """A match result: (game wins, points, faults) by seat; games nobody won are drawn."""
+    winners = [seat for seat, (wins, _, _) in enumerate(bots) for _ in range(wins)]
+    assert len(winners) <= games
+    played = [
+        GameRecord(
+            number,
+            0,
+            tuple(points if number == 0 else 0 for _, points, _ in bots),
+            tuple(0 if winner in (None, seat) else 1 for seat in range(len(bots))),
+            winner,
+            "test",
+            1,
+        )
+        for number, winner in enumerate(winners + [None] * (games - len(winners)))
+    ]
+    seats = [
+        SeatRecord(
+            f"seat{seat}",
+            faults=[FaultRecord(seat, SeatStatus.TIMEOUT, "slow", 0, 0, "forfeit")] * faults,
+        )
+        for seat, (_, _, faults) in enumerate(bots)
+    ]
+    return MatchResult("m", "gin-rummy/standard", 0, seats, played)
 
 
 def open_store(path: Path, names: Sequence[str]) -> LadderStore:
@@ -125,7 +142,7 @@ def match_ids(store: LadderStore, unit: int) -> list[int]:
     return [row["id"] for row in rows]
 
 
-def record(store: LadderStore, match: int, outcome: dict[str, Any], suspend_after: int = 3) -> Any:
+def record(store: LadderStore, match: int, outcome: MatchResult, suspend_after: int = 3) -> Any:
     return store.record(match, outcome, None, suspend_after, DEFAULT_ENV)
 
 

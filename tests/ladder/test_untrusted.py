@@ -15,6 +15,7 @@ from arena.hosting.logs import DEFAULT_LOG_CAP
 from arena.hosting.sandbox import bwrap_problem
 from arena.ladder.config import load_ladder_config
 from arena.ladder.runner import _LogBudget
+from arena.referee.results import MatchResult, SeatRecord
 
 from .test_config import BASE, arena, one_line_error, write
 
@@ -94,12 +95,13 @@ def test_log_budget_is_shared_out(tmp_path: Path) -> None:
     log = replays / "m2-a1" / "greedy.stderr.log"
     log.parent.mkdir()
     log.write_bytes(b"y" * 3000)
-    budget.spent({"bots": [{"stderr": str(log)}, {"stderr": None}]})  # a result's shape
+    seats = [SeatRecord("greedy", stderr_path=str(log)), SeatRecord("random")]
+    budget.spent(MatchResult("m2", "gin-rummy/standard", 0, seats))
     assert budget.cap_per_stream(2) == 250
     # A warm bot's log spans its matches: a later match counts only what it added.
     with log.open("ab") as grown:
         grown.write(b"z" * 200)
-    budget.spent({"bots": [{"stderr": str(log)}]})
+    budget.spent(MatchResult("m3", "gin-rummy/standard", 0, seats[:1]))
     assert budget.cap_per_stream(2) == 200
     roomy = write(tmp_path, BASE, "roomy.toml")
     assert _LogBudget(load_ladder_config(roomy)).cap_per_stream(2) == DEFAULT_LOG_CAP

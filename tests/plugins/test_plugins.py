@@ -212,7 +212,7 @@ def test_observation_hooks_see_every_match_event(plugin_dir: Path) -> None:
 
         @hookimpl
         def arena_match_ended(context, result):
-            seen.append(("ended", result["games"]))
+            seen.append(("ended", len(result.games), result.seats[0].timing.decisions))
         """,
     )
     from arena.hosting.connection import InProcessConnection
@@ -228,8 +228,8 @@ def test_observation_hooks_see_every_match_event(plugin_dir: Path) -> None:
     result = play_match(MatchConfig(spec, games=1, seed=3), seats, plugins.observers(context))
     seen = sys.modules["tp_watch"].seen
     assert seen[0] == ("started", "gin-rummy/standard")
-    assert seen[-1] == ("ended", 1)
     decisions = [item for item in seen if item[0] == "decision"]
+    assert seen[-1] == ("ended", 1, len(result.seats[0].decision_seconds))
     assert len(decisions) == sum(len(seat.decision_seconds) for seat in result.seats)
     assert sum(1 for item in seen if item[0] == "hand") == result.games[0].hands
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from arena.bots import BUILTIN_BOTS
-from arena.hosting.launcher import HostedBot, LaunchSettings, host_bot
+from arena.hosting.launcher import HostedBot, LaunchSettings, start_bot
 from arena.plugins.serve_bot import command_for
 from arena.referee.match import Seat
 from arena.testing.processes import processes_with
@@ -26,8 +26,8 @@ SESSION = f"referee-tests-{uuid.uuid4().hex[:12]}"
 
 
 def host(reference: str, settings: LaunchSettings) -> HostedBot:
-    """``host_bot`` with the built-in bots (the one place that knows its signature)."""
-    return host_bot(reference, settings, BUILTIN_BOTS, lambda name: command_for(name, [], False))
+    """``start_bot`` with the built-in bots (the one place that knows its signature)."""
+    return start_bot(reference, settings, BUILTIN_BOTS, lambda name: command_for(name, [], False))
 
 
 def seats_of(bots: Sequence[HostedBot]) -> list[Seat]:

@@ -23,7 +23,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.bots import BUILTIN_BOTS
 from arena.games.registry import find_game
-from arena.hosting.launcher import LaunchSettings, host_bot
+from arena.hosting.launcher import LaunchSettings, start_bot
 from arena.hosting.sandbox import bwrap_problem
 from arena.plugins.serve_bot import command_for
 from arena.proto import bot_pb2, bot_pb2_grpc
@@ -103,14 +103,14 @@ def test_cli_match_against_random(sandbox: str, tmp_path: Path) -> None:
 
 
 def test_host_bot_and_play_match(tmp_path: Path) -> None:
-    """The same through the library: host_bot on the manifest path, then play_match."""
+    """The same through the library: start_bot on the manifest path, then play_match."""
     settings = LaunchSettings(sandbox="auto", run_dir=tmp_path / "run")
 
     def serve_command(name: str) -> list[str]:  # how a registered Python bot is served
         return command_for(name, [], autoload=False)
 
-    js = host_bot(str(MANIFEST), settings, BUILTIN_BOTS, serve_command)
-    opponent = host_bot("random", settings, BUILTIN_BOTS, serve_command)
+    js = start_bot(str(MANIFEST), settings, BUILTIN_BOTS, serve_command)
+    opponent = start_bot("random", settings, BUILTIN_BOTS, serve_command)
     try:
         assert js.start_fault is None, js.start_fault
         assert opponent.start_fault is None, opponent.start_fault

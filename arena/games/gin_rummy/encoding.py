@@ -11,7 +11,8 @@ Two id spaces (docs/ENVS.md lists them id by id):
 * ``arena``: 0 draw from the stock, 1 take the discard (also the first upcard and the
   last discard), 2 pass, 3+c discard card c, 55+c knock discarding card c with the
   melds that leave the least deadwood, 107 defend with the layoffs that leave the
-  least deadwood, 108 defend without layoffs (each with the best melds of the rest).
+  least deadwood (offered when any layoff is possible), 108 defend without layoffs
+  (each with the best melds of the cards kept).
 * ``rlcard``: RLCard's 110 ids (0/1 score, 2 draw, 3 pick up, 4 declare dead hand,
   5 gin, 6+c discard, 58+c knock, cards in RLCard's order S H D C).
 """
@@ -228,9 +229,7 @@ def legal_ids(hand: GinHand, view: VisibleState) -> int:
         return ids
     if phase is Phase.FIRST_UPCARD:
         return 0b110
-    if phase is Phase.DEFEND:
-        return 1 << DEFEND_BEST | 1 << DEFEND_NO_LAYOFFS
-    ids = 0
+    ids = 0  # a defence, the last discard: rare, and the listing decides
     for action in hand.legal_actions():
         ids |= 1 << action_id(action)
     return ids

@@ -1,4 +1,6 @@
-"""A sequential probability ratio test (SPRT) of a new bot against an old one.
+"""The arena's statistics, in one place: a proportion's Wilson interval, a match's
+Elo difference with its interval and LOS, and a sequential probability ratio test
+(SPRT) of a new bot against an old one over duplicate pairs.
 
 Pure maths, no I/O: ``arena sprt`` plays the games and feeds the pair scores in.
 
@@ -47,13 +49,14 @@ from collections.abc import Iterable, Sequence
 from enum import Enum
 from typing import Final, NamedTuple
 
-from arena.toolkit.errors import ToolkitError
+from arena.errors import ArenaError
 
 __all__ = [
     "GAME_SCORES",
     "PAIR_SCORES",
     "REGULARIZATION",
     "EloEstimate",
+    "EloSummary",
     "ScoreInterval",
     "SequentialTest",
     "SprtError",
@@ -62,10 +65,12 @@ __all__ = [
     "constrained_mle",
     "elo_estimate",
     "elo_from_score",
+    "elo_summary",
     "expected_score",
     "llr",
     "pentanomial",
     "score_interval",
+    "wilson_interval",
 ]
 
 PAIR_SCORES: Final = (0.0, 0.5, 1.0, 1.5, 2.0)  # category i: NEW scored i/2 in the pair
@@ -74,7 +79,7 @@ REGULARIZATION: Final = 1e-3  # the count an empty category gets in the LLR (as 
 _Z95: Final = 1.959963984540054  # the standard normal's 97.5% quantile
 
 
-class SprtError(ToolkitError):
+class SprtError(ArenaError, ValueError):
     """A bad test parameter (Elo bounds, error rates) or pair score."""
 
 
@@ -267,3 +272,47 @@ class SequentialTest:
 
     def estimate(self) -> EloEstimate:
         return elo_estimate(self.counts)
+
+
+def wilson_interval(successes: float, trials: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval of a proportion (draws may count as half)."""
+    if trials == 0:
+        return (0.0, 1.0)
+    p = successes / trials
+    denominator = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denominator
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+class EloSummary(NamedTuple):
+    """The first bot's Elo difference over the second, its 95% interval, and its LOS."""
+
+    elo: float
+    low: float  # the 95% interval's ends (+-inf past a score of 0 or 1; NaN without spread)
+    high: float
+    los: float  # probability that the first bot is the stronger (draws ignored)
+
+    @property
+    def error(self) -> float:
+        """Half the interval's width: the "+-" of cutechess."""
+        return (self.high - self.low) / 2
+
+
+def elo_summary(wins: int, losses: int, draws: int) -> EloSummary:
+    """Elo from the mean game score, the error from the spread of game scores (the
+    games of a match are independent draws), the LOS from wins against losses."""
+    games = wins + losses + draws
+    if games == 0:
+        return EloSummary(math.nan, math.nan, math.nan, math.nan)
+    score = (wins + 0.5 * draws) / games
+    variance = (wins * (1 - score) ** 2 + losses * score**2 + draws * (0.5 - score) ** 2) / games
+    elo = elo_from_score(score) + 0.0
+    low = high = math.nan
+    if variance > 0.0:
+        margin = _Z95 * math.sqrt(variance / games)
+        low = elo_from_score(max(0.0, score - margin)) + 0.0
+        high = elo_from_score(min(1.0, score + margin)) + 0.0
+    decisive = wins + losses
+    los = 0.5 if decisive == 0 else 0.5 + 0.5 * math.erf((wins - losses) / math.sqrt(2 * decisive))
+    return EloSummary(elo, low, high, los)

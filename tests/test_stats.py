@@ -25,7 +25,7 @@ import pytest
 from arena.cli.main import main
 from arena.cli.sprt import pair_seed
 from arena.referee.replay import read_replay
-from arena.toolkit.sprt import (
+from arena.stats import (
     GAME_SCORES,
     REGULARIZATION,
     SequentialTest,
