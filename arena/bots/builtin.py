@@ -1,11 +1,13 @@
 """The baseline bots: ``random`` (any game), ``greedy`` and ``simple`` (Gin Rummy),
-``greedy-rummy``."""
+``greedy-rummy``; and the reference bots ``search`` (Gin Rummy) and
+``strong-rummy`` (``arena.bots.reference``)."""
 
 from __future__ import annotations
 
 import random
 from typing import Any, ClassVar
 
+from arena.bots.reference import SearchBot, StrongRummyBot
 from arena.policies import SimpleGinPolicy, greedy_gin, greedy_rummy, random_gin
 from arena.proto import bot_pb2 as pb
 from arena.sdk import Bot, Decision
@@ -93,4 +95,6 @@ BUILTIN_BOTS: dict[str, type[Bot[Any, Any]]] = {
     "greedy": GreedyBot,
     "simple": SimpleBot,
     "greedy-rummy": GreedyRummyBot,
+    "search": SearchBot,
+    "strong-rummy": StrongRummyBot,
 }

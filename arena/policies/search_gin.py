@@ -1,0 +1,593 @@
+"""``search``: determinised Monte Carlo search for Gin Rummy.
+
+Each decision (draw or take the upcard, discard or knock) is made by sampling the
+opponent's hidden cards and the order of the stock consistently with everything
+this seat has seen, playing the hand to its end from each candidate action in each
+sampled world, and taking the action with the best mean result.  It follows:
+
+- **Perfect-information Monte Carlo** (determinisation): Ginsberg, "GIB: Imperfect
+  information in a computationally challenging game", JAIR 14 (2001), and the
+  determinised search that Cowling, Powley and Whitehouse compare with
+  information-set MCTS in "Information Set Monte Carlo Tree Search", IEEE TCIAIG 4
+  (2012).  Gin Rummy's hidden information is mostly the stock, which neither
+  player sees, so the usual objection to determinisation (strategy fusion: acting
+  on information one will not have) costs little here: a world fixes only where
+  the unseen cards are, and the playout policy never looks at the other hand.
+- **Rollout policy improvement**: Tesauro and Galperin, "On-line policy
+  improvement using Monte-Carlo search", NIPS 1996: each candidate is followed by
+  a fixed fast policy for both seats (take the upcard only into a meld, discard to
+  the least deadwood, knock at once), so the search improves on that policy.
+- **Common random numbers and sequential halving**: every candidate is played in
+  the same worlds (the comparison is paired, which removes most of the deal's
+  variance), and the budget is spent by sequential halving (Karnin, Koren and
+  Somekh, "Almost optimal exploration in multi-armed bandits", ICML 2013): each
+  round plays the surviving candidates in new worlds and drops the worse half.
+
+The **sampler** deals the opponent the cards he is known to hold (taken from the
+discard pile and not discarded since) and fills the rest of his hand from the
+cards this seat has not seen, weighted by what he showed: a card he discarded or
+refused makes the cards that would meld with it less likely in his hand, a card
+he took makes them more likely.  What is left of the unseen cards is the stock, in
+a random order.  It never deals a card this seat knows to be elsewhere (its own
+hand, the discard pile, the opponent's known cards).
+
+Playouts use the engine's meld logic: ``deadwood_of_mask`` for every deadwood,
+``best_arrangement`` for the knocker's melds (the arrangement the engine offers
+with a knock), and the layoff rule of ``arena.cards.melds`` (a fourth card on a
+set; cards extending a run at either end, chained) for the defender; scores follow
+the hand's rules (gin and undercut bonuses, the Oklahoma knock limit and doubling).
+
+**Budget**: ``playouts`` (hands played to the end per decision, shared among the
+candidates) fixes the work and so, with the seed, the decision; ``max_ms`` is only
+a cap: when the clock passes it, the decision is the best candidate found so far.
+``SearchParams`` refuses values out of range with the valid range in the message.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+from arena.cards import Card, CardSet, best_arrangement, deadwood_of_mask
+from arena.games.gin_rummy import (
+    DRAW_DISCARD,
+    DRAW_STOCK,
+    PASS,
+    Action,
+    Defend,
+    Discard,
+    GinObservation,
+    Knock,
+    Phase,
+)
+
+__all__ = [
+    "PARAM_RANGES",
+    "HandMemory",
+    "SearchParams",
+    "SearchPolicy",
+    "SearchStats",
+    "World",
+    "sample_world",
+    "unseen_mask",
+]
+
+_FULL: Final = (1 << 52) - 1
+_SUIT: Final = 0x1FFF
+_VALUE: Final = tuple(min(10, i % 13 + 1) for i in range(52))
+_CARDS: Final = tuple(Card(i) for i in range(52))
+
+
+def _same_rank(index: int) -> int:
+    rank = index % 13
+    return sum(1 << (13 * s + rank) for s in range(4)) & ~(1 << index)
+
+
+def _near(index: int, steps: tuple[int, ...]) -> int:
+    rank = index % 13
+    return sum(1 << (index + d) for d in steps if 0 <= rank + d < 13)
+
+
+_SAME_RANK: Final = tuple(_same_rank(i) for i in range(52))
+_NEXT_TO: Final = tuple(_near(i, (-1, 1)) for i in range(52))
+_TWO_AWAY: Final = tuple(_near(i, (-2, 2)) for i in range(52))
+_RELATED: Final = tuple(_SAME_RANK[i] | _NEXT_TO[i] | _TWO_AWAY[i] for i in range(52))
+_RANK_BITS: Final = tuple(sum(1 << (13 * s + r) for s in range(4)) for r in range(13))
+
+# The valid range of each budget knob, for the error that refuses a bad one.
+PARAM_RANGES: Final[dict[str, tuple[float, float]]] = {
+    "playouts": (1, 100_000),
+    "max_ms": (1, 60_000),
+    "candidates": (1, 11),
+}
+
+
+def _indices(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class SearchParams:
+    """The search's budget.  ``playouts``: hands played out per decision, shared by
+    the candidates (fixes the decision for a seed); ``max_ms``: a cap on the
+    decision's time (the best candidate so far is answered when it passes);
+    ``candidates``: discards searched (the best by deadwood left)."""
+
+    playouts: int = 160
+    max_ms: float = 600.0
+    candidates: int = 5
+
+    def __post_init__(self) -> None:
+        for name, (low, high) in PARAM_RANGES.items():
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ValueError(
+                    f"search {name} must be a number in {low:g}..{high:g}, got {value!r}"
+                )
+            if not low <= value <= high or (name != "max_ms" and value != int(value)):
+                kind = "a number" if name == "max_ms" else "an integer"
+                raise ValueError(
+                    f"search {name} must be {kind} in {low:g}..{high:g}, got {value!r}"
+                )
+
+
+@dataclass(slots=True)
+class HandMemory:
+    """What this seat saw the opponent do in the current hand, as card masks.
+
+    Rebuilt from consecutive observations of one seat (an observation shows the
+    pile and the cards the opponent took and still holds, not who discarded what):
+    our discard still on the pile when we act again was refused; a pile card we did
+    not discard and that is not the first upcard was discarded by the opponent."""
+
+    key: tuple[int, int, int, int, int] | None = None
+    upcard: int = 0
+    mine: int = 0  # cards we discarded
+    discarded: int = 0  # cards the opponent discarded
+    refused: int = 0  # cards offered to the opponent that he left
+    took: int = 0  # cards the opponent took from the pile this hand
+    pending: int = 0  # the card we offered him with our last action
+
+    def observe(self, observation: GinObservation) -> None:
+        key = (
+            observation.seat,
+            observation.hand_number,
+            observation.dealer,
+            observation.scores[0],
+            observation.scores[1],
+        )
+        pile = 0
+        for card in observation.discard_pile:
+            pile |= 1 << card.index
+        if key != self.key:
+            self.key = key
+            self.mine = self.discarded = self.refused = self.took = self.pending = 0
+            # Only a first-upcard decision shows the upcard for sure: a seat whose
+            # first decision is a draw sees the opponent's discard on the pile.
+            first = observation.phase is Phase.FIRST_UPCARD and observation.discard_pile
+            self.upcard = observation.discard_pile[0].mask if first else 0
+        known = observation.opponent_known.mask
+        self.took |= known
+        if self.pending:
+            if self.pending & pile and not self.pending & known:
+                self.refused |= self.pending
+            self.pending = 0
+        if observation.phase is Phase.FIRST_UPCARD and observation.seat == observation.dealer:
+            self.refused |= self.upcard  # the non-dealer passed it
+        self.discarded |= pile & ~self.mine & ~self.upcard
+
+    def record(self, observation: GinObservation, action: Action) -> None:
+        if isinstance(action, Discard | Knock):
+            self.mine |= action.card.mask
+            self.pending = action.card.mask
+        elif (
+            action is PASS
+            and observation.phase is Phase.FIRST_UPCARD
+            and observation.seat != observation.dealer
+        ):
+            self.pending = self.upcard
+
+    def weights(self, unseen: int) -> dict[int, float]:
+        """A weight per unseen card: how likely it is in the opponent's hand rather
+        than in the stock, relative to the others (1.0: no evidence)."""
+        weights = dict.fromkeys(_indices(unseen), 1.0)
+        for index in _indices(self.discarded | self.refused):
+            for other in _indices(_SAME_RANK[index] & unseen):
+                weights[other] *= 0.6
+            for other in _indices(_NEXT_TO[index] & unseen):
+                weights[other] *= 0.7
+            for other in _indices(_TWO_AWAY[index] & unseen):
+                weights[other] *= 0.85
+        for index in _indices(self.took):
+            for other in _indices(_RELATED[index] & unseen):
+                weights[other] *= 2.0
+        return weights
+
+
+def unseen_mask(observation: GinObservation) -> int:
+    """The cards this seat cannot place: not its own, not in the pile, not known to
+    be in the opponent's hand (so each is in his hand or in the stock)."""
+    pile = 0
+    for card in observation.discard_pile:
+        pile |= 1 << card.index
+    return _FULL & ~observation.hand.mask & ~pile & ~observation.opponent_known.mask
+
+
+@dataclass(frozen=True, slots=True)
+class World:
+    """One determinisation: the opponent's hand and the stock (top card last)."""
+
+    opponent: int
+    stock: tuple[int, ...]
+
+
+def sample_world(
+    observation: GinObservation, weights: dict[int, float], rng: random.Random
+) -> World:
+    """The opponent's cards (his known ones plus a weighted draw from the unseen
+    cards) and the rest of the unseen cards as the stock, shuffled."""
+    unseen = unseen_mask(observation)
+    known = observation.opponent_known.mask
+    hidden = observation.opponent_hand_size - known.bit_count()
+    pool = _indices(unseen)
+    chosen = 0
+    if hidden > 0:
+        ws = [weights.get(i, 1.0) for i in pool]
+        # Weighted sampling without replacement (Efraimidis and Spirakis' keys u^(1/w)).
+        keyed = sorted(
+            (
+                (rng.random() ** (1.0 / w) if w > 0 else 0.0, i)
+                for i, w in zip(pool, ws, strict=True)
+            ),
+            reverse=True,
+        )
+        for _, index in keyed[:hidden]:
+            chosen |= 1 << index
+    stock = [i for i in pool if not chosen >> i & 1]
+    rng.shuffle(stock)
+    return World(known | chosen, tuple(stock))
+
+
+# -- playouts -------------------------------------------------------------------
+
+
+def _melds_of(hand: int) -> list[tuple[bool, int]]:
+    """The knocker's melds (the engine's best arrangement) as (is a set, mask)."""
+    arrangement = best_arrangement(CardSet(hand))
+    return [(meld.kind.value == "set", meld.cards.mask) for meld in arrangement.melds]
+
+
+def _extensions(is_set: bool, meld: int, hand: int) -> list[int]:
+    """The card masks ``hand`` can lay off on one meld on its own (including none),
+    as ``arena.cards.melds`` allows: a set's fourth card; a run's chain at each end."""
+    if is_set:
+        rank = (meld & -meld).bit_length() - 1
+        missing = _RANK_BITS[rank % 13] & ~meld & hand
+        return [0, missing] if missing else [0]
+    low_index = (meld & -meld).bit_length() - 1
+    suit = low_index // 13
+    shift = 13 * suit
+    held = hand >> shift & _SUIT
+    run = meld >> shift & _SUIT
+    below = [0]
+    bit = run & -run
+    while bit > 1 and held & (bit >> 1):
+        bit >>= 1
+        below.append(below[-1] | bit)
+    above = [0]
+    bit = 1 << (run.bit_length() - 1)
+    while bit < 1 << 12 and held & (bit << 1):
+        bit <<= 1
+        above.append(above[-1] | bit)
+    return [(lo | hi) << shift for lo in below for hi in above]
+
+
+def _defender_deadwood(knocker: int, defender: int) -> int:
+    """The defender's least deadwood after laying off on the knocker's melds."""
+    best = deadwood_of_mask(defender)
+    options: list[int] = [0]
+    for is_set, meld in _melds_of(knocker):
+        exts = _extensions(is_set, meld, defender)
+        if len(exts) > 1:
+            options = [o | e for o in options for e in exts if not o & e]
+    for used in options:
+        if used:
+            value = deadwood_of_mask(defender & ~used)
+            if value < best:
+                best = value
+    return best
+
+
+@dataclass(frozen=True, slots=True)
+class _Scoring:
+    limit: int
+    gin_bonus: int
+    undercut_bonus: int
+    factor: int  # 2 when Oklahoma doubles the hand
+
+
+def _score_knock(knocker: int, hands: list[int], scoring: _Scoring) -> int:
+    """Points of the hand for seat 0 (negative: seat 1 scores) after ``knocker`` knocks."""
+    mine = hands[knocker]
+    other = hands[1 - knocker]
+    dead = deadwood_of_mask(mine)
+    if dead == 0:
+        points = deadwood_of_mask(other) + scoring.gin_bonus
+        winner = knocker
+    else:
+        defence = _defender_deadwood(mine, other)
+        if defence <= dead:
+            points = dead - defence + scoring.undercut_bonus
+            winner = 1 - knocker
+        else:
+            points = defence - dead
+            winner = knocker
+    points *= scoring.factor
+    return points if winner == 0 else -points
+
+
+def _best_discard(hand: int, forbidden: int) -> tuple[int, int]:
+    """The rollout policy's discard (least deadwood left, then the highest card) and
+    the deadwood it leaves."""
+    best_dead = 999
+    best_bit = 0
+    best_value = -1
+    rest = hand & ~forbidden
+    dw = deadwood_of_mask
+    while rest:
+        bit = rest & -rest
+        rest ^= bit
+        dead = dw(hand ^ bit)
+        if dead < best_dead or (dead == best_dead and _VALUE[bit.bit_length() - 1] > best_value):
+            best_dead = dead
+            best_bit = bit
+            best_value = _VALUE[bit.bit_length() - 1]
+    return best_bit, best_dead
+
+
+def _takes(hand: int, top: int) -> bool:
+    """The rollout policy's draw: take the upcard only if it sits in a meld."""
+    bit = 1 << top
+    return deadwood_of_mask(hand | bit) < deadwood_of_mask(hand) + _VALUE[top]
+
+
+def _playout(
+    hands: list[int],
+    pile: list[int],
+    stock: list[int],
+    seat: int,
+    drawing: bool,
+    forbidden: int,
+    scoring: _Scoring,
+) -> int:
+    """Play the hand to its end from ``seat`` to draw (or to discard, with
+    ``forbidden`` the card taken this turn); the hand's points for seat 0.
+    ``hands``, ``pile`` and ``stock`` are consumed."""
+    limit = scoring.limit
+    while True:
+        hand = hands[seat]
+        if drawing:
+            if pile and _takes(hand, pile[-1]):
+                top = pile.pop()
+                forbidden = 1 << top
+                hand |= forbidden
+            else:
+                hand |= 1 << stock.pop()
+                forbidden = 0
+        bit, dead = _best_discard(hand, forbidden)
+        hand ^= bit
+        hands[seat] = hand
+        if dead <= limit:
+            return _score_knock(seat, hands, scoring)
+        pile.append(bit.bit_length() - 1)
+        if len(stock) <= 2:
+            return 0
+        seat = 1 - seat
+        drawing = True
+
+
+# -- the policy -----------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class SearchStats:
+    """What the last decision's search did: for tests and the curious."""
+
+    candidates: list[Action] = field(default_factory=list)
+    totals: list[float] = field(default_factory=list)
+    counts: list[int] = field(default_factory=list)
+    playouts: int = 0
+    timed_out: bool = False
+    chosen: Action | None = None
+
+    def mean(self, index: int) -> float:
+        return self.totals[index] / self.counts[index] if self.counts[index] else float("-inf")
+
+
+class SearchPolicy:
+    """Determinised Monte Carlo search (see the module docstring), one per seat and
+    game: it remembers what the opponent did in the current hand.
+
+    The observation does not carry the scoring bonuses: ``gin_bonus`` and
+    ``undercut_bonus`` are the rules' (a bot learns them at match start; 25 and 25
+    are the standard rules').  ``clock`` (seconds, monotonic) is injectable so that
+    a test can make the deadline pass at a chosen point."""
+
+    def __init__(
+        self,
+        params: SearchParams | None = None,
+        *,
+        gin_bonus: int = 25,
+        undercut_bonus: int = 25,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        self.params = params or SearchParams()
+        self.gin_bonus = gin_bonus
+        self.undercut_bonus = undercut_bonus
+        self.memory = HandMemory()
+        self.clock = clock
+        self.stats = SearchStats()
+
+    def new_hand(self) -> None:
+        self.memory = HandMemory()
+
+    def __call__(
+        self, observation: GinObservation, legal: Sequence[Action], rng: random.Random
+    ) -> Action:
+        self.memory.observe(observation)
+        action = self._decide(observation, legal, random.Random(rng.getrandbits(64)))
+        self.memory.record(observation, action)
+        return action
+
+    # -- candidates ------------------------------------------------------------
+
+    def _decide(
+        self, observation: GinObservation, legal: Sequence[Action], rng: random.Random
+    ) -> Action:
+        phase = observation.phase
+        self.stats = SearchStats()
+        if phase is Phase.DEFEND:  # the engine lists the least deadwood first
+            return next(action for action in legal if isinstance(action, Defend))
+        if phase is Phase.LAST_DISCARD:  # passing scores nothing; a knock rarely loses
+            return DRAW_DISCARD if DRAW_DISCARD in legal else PASS
+        if phase in (Phase.FIRST_UPCARD, Phase.DRAW):
+            refuse = PASS if phase is Phase.FIRST_UPCARD else DRAW_STOCK
+            if DRAW_DISCARD not in legal:
+                return refuse
+            candidates: list[Action] = [refuse, DRAW_DISCARD]
+        else:
+            candidates = self._discard_candidates(observation, legal)
+        if len(candidates) == 1:
+            return candidates[0]
+        return self._search(observation, candidates, rng)
+
+    def _discard_candidates(
+        self, observation: GinObservation, legal: Sequence[Action]
+    ) -> list[Action]:
+        hand = observation.hand.mask
+        knocks = [action for action in legal if isinstance(action, Knock)]
+        discards = [action for action in legal if isinstance(action, Discard)]
+        out: list[Action] = []
+        if knocks:
+            knock = min(
+                knocks, key=lambda k: (deadwood_of_mask(hand & ~k.card.mask), -k.card.value)
+            )
+            if deadwood_of_mask(hand & ~knock.card.mask) == 0:
+                return [knock]  # gin: nothing scores more
+            out.append(knock)
+        ranked = sorted(
+            discards,
+            key=lambda d: (deadwood_of_mask(hand & ~d.card.mask), -d.card.value, d.card.index),
+        )
+        out.extend(ranked[: self.params.candidates])
+        return out
+
+    # -- the search --------------------------------------------------------------
+
+    def _search(
+        self, observation: GinObservation, candidates: list[Action], rng: random.Random
+    ) -> Action:
+        params = self.params
+        clock = self.clock
+        deadline = clock() + params.max_ms / 1000.0
+        me = observation.seat
+        scoring = _Scoring(
+            observation.knock_limit,
+            self.gin_bonus,
+            self.undercut_bonus,
+            2 if observation.doubled else 1,
+        )
+        weights = self.memory.weights(unseen_mask(observation))
+        stats = self.stats
+        stats.candidates = list(candidates)
+        stats.totals = [0.0] * len(candidates)
+        stats.counts = [0] * len(candidates)
+        alive = list(range(len(candidates)))
+        rounds = max(1, (len(candidates) - 1).bit_length())
+        budget = params.playouts
+        pile = [card.index for card in observation.discard_pile]
+        hand = observation.hand.mask
+        sign = 1 if me == 0 else -1
+        for round_number in range(rounds):
+            per_arm = max(1, budget // (rounds * len(alive)))
+            if round_number == rounds - 1:  # the last round spends what is left
+                per_arm = max(1, (budget - stats.playouts) // len(alive))
+            for _ in range(per_arm):
+                world = sample_world(observation, weights, rng)
+                for arm in alive:
+                    if clock() > deadline:
+                        stats.timed_out = True
+                        return self._best(alive)
+                    value = _play_candidate(
+                        candidates[arm], observation, hand, world, pile, me, scoring
+                    )
+                    stats.totals[arm] += sign * value
+                    stats.counts[arm] += 1
+                    stats.playouts += 1
+            if len(alive) > 1 and round_number < rounds - 1:
+                alive.sort(key=stats.mean, reverse=True)
+                alive = alive[: max(1, (len(alive) + 1) // 2)]
+        return self._best(alive)
+
+    def _best(self, alive: list[int]) -> Action:
+        """The best candidate found so far: the highest mean among the surviving
+        candidates that were played at least once (else the first by heuristic)."""
+        stats = self.stats
+        played = [arm for arm in alive if stats.counts[arm]]
+        chosen = max(played, key=stats.mean) if played else min(alive)
+        stats.chosen = stats.candidates[chosen]
+        return stats.candidates[chosen]
+
+
+def _play_candidate(
+    action: Action,
+    observation: GinObservation,
+    hand: int,
+    world: World,
+    pile: list[int],
+    me: int,
+    scoring: _Scoring,
+) -> int:
+    """Play ``action`` in ``world``, then the hand to its end; points for seat 0."""
+    hands = [0, 0]
+    hands[me] = hand
+    hands[1 - me] = world.opponent
+    stock = list(world.stock)
+    pile = list(pile)
+    opponent = 1 - me
+    if isinstance(action, Knock):
+        hands[me] = hand & ~action.card.mask
+        return _score_knock(me, hands, scoring)
+    if isinstance(action, Discard):
+        bit = action.card.mask
+        hands[me] = hand ^ bit
+        pile.append(action.card.index)
+        if len(stock) <= 2:
+            return 0
+        return _playout(hands, pile, stock, opponent, True, 0, scoring)
+    if action is DRAW_DISCARD:
+        top = pile.pop()
+        hands[me] = hand | 1 << top
+        return _playout(hands, pile, stock, me, False, 1 << top, scoring)
+    if action is DRAW_STOCK:
+        hands[me] = hand | 1 << stock.pop()
+        return _playout(hands, pile, stock, me, False, 0, scoring)
+    # PASS on the first upcard.
+    dealer = observation.dealer
+    if me != dealer:  # the dealer may take it; if not, we draw from the stock
+        if _takes(hands[dealer], pile[-1]):
+            top = pile.pop()
+            hands[dealer] |= 1 << top
+            return _playout(hands, pile, stock, dealer, False, 1 << top, scoring)
+        hands[me] = hand | 1 << stock.pop()
+        return _playout(hands, pile, stock, me, False, 0, scoring)
+    hands[opponent] |= 1 << stock.pop()  # both passed: the non-dealer draws
+    return _playout(hands, pile, stock, opponent, False, 0, scoring)
