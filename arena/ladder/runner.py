@@ -41,7 +41,7 @@ from arena.plugins import PluginError, UnknownBotError, load_plugins
 from arena.privatefiles import private_folder
 from arena.ratings import DEFAULT_ENV, RatingEnv
 from arena.referee.results import MatchResult
-from arena.storage.ladder_store import BotStatus, LadderStore
+from arena.storage.ladder_store import BotStatus, LadderStore, MatchStatus
 from arena.storage.submissions_store import submitted_bot_names, submitted_versions
 from arena.submissions.layout import DataLayout
 from arena.submissions.stored import StoredVersionError, open_version
@@ -310,7 +310,7 @@ class _Run:
         store, summary, match_id = self.store, self.summary, finished.match_id
         self.pending.discard(match_id)
         status = store.match_status(match_id)
-        if status != "running":
+        if status is not MatchStatus.RUNNING:
             log.warning(
                 "match %d: a late result (attempt %d) ignored: the match is %s",
                 match_id, finished.attempt, status,

@@ -21,7 +21,15 @@ from arena.ratings import Rating, RatingEnv, rate
 from arena.referee.results import MatchResult
 from arena.storage.db import StorageError, connect
 
-__all__ = ["BotRow", "BotStatus", "DealSecret", "LadderStore", "MatchRow", "RecordedMatch"]
+__all__ = [
+    "BotRow",
+    "BotStatus",
+    "DealSecret",
+    "LadderStore",
+    "MatchRow",
+    "MatchStatus",
+    "RecordedMatch",
+]
 
 
 class BotStatus(StrEnum):
@@ -32,6 +40,16 @@ class BotStatus(StrEnum):
     DISABLED = "disabled"  # by its owner or an operator
     SUSPENDED = "suspended"  # by the ladder, after a streak of faults
     REMOVED = "removed"
+
+
+class MatchStatus(StrEnum):
+    """Where a ladder match stands, as the ``matches.status`` column stores it."""
+
+    SCHEDULED = "scheduled"
+    RUNNING = "running"
+    FINISHED = "finished"
+    CANCELLED = "cancelled"  # its bots were disabled, or the arena gave up on it
+    FAILED = "failed"  # the arena could not play it (it took down every worker it ran on)
 
 
 ACTIVE = BotStatus.ACTIVE
@@ -301,9 +319,9 @@ class LadderStore:
                 (_now(), json.dumps({"error": reason}), match_id),
             )
 
-    def match_status(self, match_id: int) -> str | None:
+    def match_status(self, match_id: int) -> MatchStatus | None:
         row = self.db.execute("SELECT status FROM matches WHERE id = ?", (match_id,)).fetchone()
-        return None if row is None else str(row["status"])
+        return None if row is None else MatchStatus(row["status"])
 
     def record_failure(self, match_id: int, reason: str) -> bool:
         """End a running match as 'failed': the arena could not play it (it counts for
@@ -336,7 +354,7 @@ class LadderStore:
             row = self.db.execute(
                 "SELECT status, unit_id, seats FROM matches WHERE id = ?", (match_id,)
             ).fetchone()
-            if row is None or row["status"] == "finished":
+            if row is None or row["status"] == MatchStatus.FINISHED:
                 return RecordedMatch(match_id, False, ())  # already counted: never twice
             seats = json.loads(row["seats"])
             bots = {name: self.bot(name) for name in seats}

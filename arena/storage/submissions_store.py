@@ -19,8 +19,9 @@ import sqlite3
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from arena.ratings import Rating
 from arena.storage.db import StorageError
@@ -32,6 +33,7 @@ __all__ = [
     "Quotas",
     "Refusal",
     "Submission",
+    "SubmissionStatus",
     "SubmissionStore",
     "hash_token",
     "submitted_bot_names",
@@ -91,14 +93,28 @@ class Author:
     revoked: str | None
 
 
+class Report(Protocol):
+    """What a submission's check found (``arena.submissions.report``), stored as its JSON."""
+
+    def to_json(self) -> dict[str, Any]: ...
+
+
+class SubmissionStatus(StrEnum):
+    """Where a submission stands, as the ``submissions.status`` column stores it."""
+
+    CHECKING = "checking"
+    ACCEPTED = "accepted"
+    REJECTED = "rejected"
+
+
 @dataclass(frozen=True)
 class Submission:
     id: int
     author_id: int
     bot_name: str | None
-    status: str
+    status: SubmissionStatus
     reason: str | None
-    report: dict[str, Any] | None
+    report: dict[str, Any] | None  # SubmissionReport.to_json(), as stored
     archive_sha256: str
     archive_bytes: int
     created: str
@@ -108,7 +124,7 @@ class Submission:
     def of(cls, row: sqlite3.Row) -> Submission:
         report = json.loads(row["report"]) if row["report"] else None
         return cls(
-            row["id"], row["author_id"], row["bot_name"], row["status"], row["reason"], report,
+            row["id"], row["author_id"], row["bot_name"], SubmissionStatus(row["status"]), row["reason"], report,
             row["archive_sha256"], row["archive_bytes"], row["created"], row["finished"],
         )  # fmt: skip
 
@@ -116,7 +132,7 @@ class Submission:
         return {
             "id": self.id,
             "bot": self.bot_name,
-            "status": self.status,
+            "status": self.status.value,
             "reason": self.reason,
             "report": self.report,
             "archive_sha256": self.archive_sha256,
@@ -420,12 +436,12 @@ class SubmissionStore:
                 "UPDATE submissions SET bot_name = ? WHERE id = ?", (name, submission_id)
             )
 
-    def reject(self, submission_id: int, reason: str, report: dict[str, Any]) -> None:
+    def reject(self, submission_id: int, reason: str, report: Report) -> None:
         with self.ladder.transaction():
             self.db.execute(
                 "UPDATE submissions SET status = 'rejected', reason = ?, report = ?, finished = ? "
                 "WHERE id = ? AND status = 'checking'",
-                (reason, json.dumps(report), _now(), submission_id),
+                (reason, json.dumps(report.to_json()), _now(), submission_id),
             )
 
     # -- bot names and versions -----------------------------------------------
@@ -479,7 +495,7 @@ class SubmissionStore:
         sha256: str,
         path: str,
         manifest: str,
-        report: dict[str, Any],
+        report: Report,
         initial: Rating,
     ) -> BotVersion:
         """Record the new version and put it in the ladder in place of the last one, in one
@@ -530,7 +546,7 @@ class SubmissionStore:
             self.db.execute(
                 "UPDATE submissions SET status = 'accepted', bot_name = ?, report = ?, finished = ? "
                 "WHERE id = ?",
-                (bot_name, json.dumps({**report, "version": version, "ladder_name": ladder_name}),
+                (bot_name, json.dumps({**report.to_json(), "version": version, "ladder_name": ladder_name}),
                  now, submission_id),
             )  # fmt: skip
         return BotVersion(

@@ -53,6 +53,7 @@ from arena.storage import LadderStore
 from arena.storage.submissions_store import Author, Quotas, Refusal, SubmissionStore
 from arena.submissions.layout import DataLayout
 from arena.submissions.pipeline import CheckOptions
+from arena.submissions.report import SubmissionReport
 from arena.submissions.sessions import DEFAULT_LIFETIME, Session, SessionKeys
 from arena.submissions.throttle import FailureLimit
 from arena.submissions.unpack import ArchiveError, archive_kind
@@ -258,7 +259,11 @@ class _Handlers:
                 os.replace(received.path, staging / "archive")
             except OSError as error:
                 received.path.unlink(missing_ok=True)
-                store.reject(submission_id, f"the server could not store it: {error.strerror}", {})
+                store.reject(
+                    submission_id,
+                    f"the server could not store it: {error.strerror}",
+                    SubmissionReport(),
+                )
                 return _error(500, "the server could not store the archive")
         service.queue.submit(submission_id)
         return submission_id

@@ -36,10 +36,11 @@ from arena.plugins import load_plugins
 from arena.ratings import DEFAULT_ENV
 from arena.referee.settings import TimeControl
 from arena.storage import LadderStore, StorageError
-from arena.storage.submissions_store import SubmissionStore
+from arena.storage.submissions_store import SubmissionStatus, SubmissionStore
 from arena.submissions.build import BuildSettings, run_build
 from arena.submissions.cleanup import remove_tree
 from arena.submissions.layout import DataLayout
+from arena.submissions.report import ArchiveFacts, SubmissionReport
 from arena.submissions.stored import PACKED, pack_tree, unpack_packed
 from arena.submissions.unpack import ArchiveError, UnpackLimits, check_tree, unpack
 from arena.toolkit.check import CheckSettings, run_check
@@ -70,12 +71,12 @@ def check_submission(
     options = options or CheckOptions()
     layout = DataLayout.of(db_path)
     staging = layout.staging(submission_id)
-    report: dict[str, Any] = {}
+    report = SubmissionReport()
     store = LadderStore.open(db_path)
     try:
         submissions = SubmissionStore(store)
         submission = submissions.submission(submission_id)
-        if submission is None or submission.status != "checking":
+        if submission is None or submission.status is not SubmissionStatus.CHECKING:
             return
         try:
             _check(store, submissions, layout, submission_id, submission.author_id,
@@ -107,17 +108,17 @@ def _check(
     author_id: int,
     sha256: str,
     options: CheckOptions,
-    report: dict[str, Any],
+    report: SubmissionReport,
 ) -> None:
     staging = layout.staging(submission_id)
     tree = staging / "bot"
     tree.mkdir(mode=0o755)
     summary = unpack(staging / "archive", tree, options.unpack)
-    report["archive"] = {"sha256": sha256, "files": summary.files, "bytes": summary.bytes}
+    report.archive = ArchiveFacts(sha256, summary.files, summary.bytes)
     vetted = _vet(tree)
     name = vetted.command.name
     submissions.set_bot_name(submission_id, name)
-    report["manifest"] = {"name": name, "command": list(vetted.command.argv)}
+    report.manifest_name, report.command = name, tuple(vetted.command.argv)
     problem = submissions.name_problem(author_id, name)
     if problem is not None:
         raise Rejected(problem)
@@ -128,7 +129,7 @@ def _check(
         scratch = staging / "build"
         scratch.mkdir(mode=0o700)
         result = run_build(build, tree, scratch, options.build)
-        report["build"] = result.to_json()
+        report.build = result
         if not result.ok:
             how = "timed out" if result.status is None else f"exited with status {result.status}"
             last = result.output.strip().splitlines()[-1:] or ["(no output)"]
@@ -143,7 +144,7 @@ def _check(
     unpack_packed(packed, final, options.unpack)
     remove_tree(tree)
     _vet(final, before=vetted)
-    report["stored"] = {"sha256": stored_sha}
+    report.stored_sha256 = stored_sha
     config = LadderConfig.from_json(store.config_json())
     logs = layout.logs(submission_id)
     plugins = load_plugins(config.plugins, autoload=config.autoload_plugins)
@@ -160,10 +161,7 @@ def _check(
             autoload=config.autoload_plugins,
         ),
     )
-    check = checked.to_json()
-    check["bot"] = MANIFEST
-    check["logs"] = None  # a server path: the author reads the logs through the web page
-    report["check"] = check
+    report.check, report.check_file = checked, MANIFEST
     if checked.name and checked.name != name:  # also the check's manifest-name failure
         raise Rejected(
             f"the manifest's name {name!r} differs from the name the bot gives in its "
@@ -300,7 +298,7 @@ def _accept(
     sha256: str,
     name: str,
     tree: Path,
-    report: dict[str, Any],
+    report: SubmissionReport,
 ) -> None:
     place = layout.archive(sha256)
     if place.exists():

@@ -11,6 +11,7 @@ from arena.storage import LadderStore
 from arena.storage.submissions_store import SubmissionStore
 from arena.submissions.layout import DataLayout
 from arena.submissions.pipeline import CheckOptions, check_submission
+from arena.submissions.report import SubmissionReport
 
 __all__ = ["CheckQueue"]
 
@@ -42,7 +43,9 @@ class CheckQueue:
             layout = DataLayout.of(self.db_path)
             for submission in stale:
                 submissions.reject(
-                    submission.id, "the server stopped during the check: submit it again", {}
+                    submission.id,
+                    "the server stopped during the check: submit it again",
+                    SubmissionReport(),
                 )
             layout.sweep_staging()  # theirs, and anything else a stopped server left
             return len(stale)

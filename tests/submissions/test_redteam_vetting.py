@@ -18,7 +18,6 @@ import subprocess
 import tarfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -37,6 +36,7 @@ from arena.submissions import pipeline
 from arena.submissions.build import BuildResult
 from arena.submissions.layout import DataLayout
 from arena.submissions.stored import PACKED, StoredVersionError, open_version, sha256_of
+from arena.toolkit.check_report import CheckReport
 from tests.submissions.conftest import add_author, tar_gz
 
 GOOD = 'name = "mybot"\ncommand = ["sh", "run.sh"]\n'
@@ -49,18 +49,9 @@ class FakeCheck:
 
     given: list[tuple[str, str]] = field(default_factory=list)
 
-    def __call__(self, reference: str, *_: object, **__: object) -> Any:
+    def __call__(self, reference: str, *_: object, **__: object) -> CheckReport:
         self.given.append((reference, Path(reference).read_text()))
-        return _Passed()
-
-
-class _Passed:
-    name = "mybot"
-    passed = True
-    results: tuple[object, ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        return {"passed": True}
+        return CheckReport(reference, name="mybot")  # no check failed
 
 
 def _plain_build(command: str, tree: Path, scratch: Path, settings: object) -> BuildResult:

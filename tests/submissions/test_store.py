@@ -18,6 +18,7 @@ from arena.storage import LadderStore, StorageError
 from arena.storage.submissions_store import SubmissionStore
 from arena.submissions.client import ClientError, pack_folder
 from arena.submissions.layout import DataLayout
+from arena.submissions.report import SubmissionReport
 from arena.submissions.worker import CheckQueue
 from tests.submissions.conftest import add_author
 
@@ -46,7 +47,14 @@ def test_author_commands(ladder: Path, capsys: pytest.CaptureFixture[str]) -> No
 def _accept(submissions: SubmissionStore, author: int, name: str, manifest: str) -> str:
     sid = submissions.add_submission(author, "0" * 64, 1)
     return submissions.accept(
-        sid, author, name, os.urandom(8).hex(), "/nowhere", manifest, {}, DEFAULT_ENV.initial()
+        sid,
+        author,
+        name,
+        os.urandom(8).hex(),
+        "/nowhere",
+        manifest,
+        SubmissionReport(),
+        DEFAULT_ENV.initial(),
     ).ladder_name
 
 
