@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from arena.games.registry import GameSpec
+from arena.games.spec import GameSpec
 from arena.plugins.manager import PluginSet
 from arena.referee.settings import SettingsError
 

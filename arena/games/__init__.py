@@ -1,5 +1,5 @@
 """Game engines and the interface they share."""
 
-from arena.games.base import GameError, GameState, IllegalActionError, Outcome
+from arena.games.base import GameError, IllegalActionError, Outcome, PlayedGame
 
-__all__ = ["GameError", "GameState", "IllegalActionError", "Outcome"]
+__all__ = ["GameError", "IllegalActionError", "Outcome", "PlayedGame"]

@@ -1,7 +1,7 @@
 """The interface every game engine offers, and the types it shares.
 
 Engines are pure: no I/O, no clocks, no randomness except the seeded deal.  The
-referee drives any game through ``GameState`` alone; a bot is only ever shown
+referee drives any game through ``PlayedGame`` alone; a bot is only ever shown
 ``observation(seat)``.
 """
 
@@ -16,7 +16,6 @@ from arena.errors import ArenaError
 __all__ = [
     "ActionParseError",
     "GameError",
-    "GameState",
     "Hand",
     "HandsGame",
     "IllegalActionError",
@@ -68,30 +67,6 @@ class Outcome:
 
 
 A = TypeVar("A")
-
-
-class GameState(Protocol[A]):
-    """One game in progress (mutable: ``apply`` changes it in place)."""
-
-    @property
-    def num_seats(self) -> int: ...
-
-    def current_seat(self) -> int | None:
-        """The seat to act, or ``None`` once the game is over."""
-
-    def legal_actions(self) -> Sequence[A]:
-        """Every action the seat to act may take (empty once the game is over)."""
-
-    def apply(self, action: A) -> None:
-        """Play ``action`` for the seat to act; ``IllegalActionError`` if not allowed."""
-
-    def is_terminal(self) -> bool: ...
-
-    def outcome(self) -> Outcome:
-        """The result; ``GameError`` before the game is over."""
-
-    def observation(self, seat: int) -> Any:
-        """Exactly what ``seat`` may know now, and nothing else."""
 
 
 O_co = TypeVar("O_co", covariant=True)  # an observation
@@ -188,7 +163,7 @@ class PlayedHandResult(Protocol):
 
 class PlayedGame(Protocol):
     """A game of hands as the referee drives it (``GinGame``, ``RummyGame``): the
-    ``GameState`` interface, the current ``hand`` and the ``results`` of the hands
+    whose turn, legal actions, apply, is it over, outcome; the current ``hand`` and the ``results`` of the hands
     played so far."""
 
     @property

@@ -36,16 +36,16 @@ from arena.ladder.dask_worker import (
     schedule_waiting_matches,
     worker_profile,
 )
-from arena.ladder.outcome import (
+from arena.ladder.jobs import (
     MAX_ATTEMPTS,
     Errored,
     ExecutorLostError,
     Failed,
     Finished,
+    MatchJob,
     Outcome,
     Played,
 )
-from arena.ladder.worker import MatchJob
 
 __all__ = ["DaskExecutor"]
 

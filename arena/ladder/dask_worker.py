@@ -39,8 +39,8 @@ from arena.hosting.host import strangers_level
 from arena.hosting.process import arena_folder
 from arena.hosting.sandbox import resolve_level
 from arena.ladder.bundles import unpack
-from arena.ladder.outcome import Errored, MatchFiles, Played
-from arena.ladder.worker import MatchJob, play_job, watch_runner
+from arena.ladder.jobs import Errored, MatchFiles, MatchJob, Played
+from arena.ladder.worker import play_job, watch_runner
 from arena.plugins import load_plugins
 from arena.plugins.manager import ENTRY_POINT_GROUP
 

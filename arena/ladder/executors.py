@@ -1,7 +1,7 @@
 """Where a ladder's matches run: a process pool here, or Dask distributed workers.
 
 The runner hands an executor one ``MatchJob`` at a time and takes back whatever has
-finished, each with its ``Outcome`` (``arena.ladder.outcome``); it alone writes the
+finished, each with its ``Outcome`` (``arena.ladder.jobs``); it alone writes the
 database.
 """
 
@@ -17,16 +17,17 @@ from contextlib import contextmanager
 
 from arena.errors import ArenaError
 from arena.ladder.config import LadderConfig
-from arena.ladder.outcome import (
+from arena.ladder.jobs import (
     Errored,
     ExecutorLostError,
     Finished,
     Lost,
     MatchExecutor,
+    MatchJob,
     Outcome,
     Played,
 )
-from arena.ladder.worker import MatchJob, play_job, watch_runner
+from arena.ladder.worker import play_job, watch_runner
 
 __all__ = [
     "DaskUnavailableError",

@@ -24,7 +24,7 @@ from arena.hosting.sandbox import resolve_level
 from arena.ladder.config import LadderConfig, ScheduleKind
 from arena.ladder.deals import unit_seed
 from arena.ladder.executors import open_executor
-from arena.ladder.outcome import (
+from arena.ladder.jobs import (
     MAX_ATTEMPTS,
     Errored,
     ExecutorLostError,
@@ -32,11 +32,11 @@ from arena.ladder.outcome import (
     Finished,
     Lost,
     MatchExecutor,
+    MatchJob,
     Played,
 )
 from arena.ladder.progress import Progress, match_note
 from arena.ladder.schedule import Unit, continuous_pick, gauntlet, lineups, round_robin
-from arena.ladder.worker import MatchJob
 from arena.plugins import PluginError, UnknownBotError, load_plugins
 from arena.privatefiles import private_folder
 from arena.ratings import DEFAULT_ENV, RatingEnv

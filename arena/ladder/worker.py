@@ -1,7 +1,7 @@
 """One ladder match, played in a worker process (so matches run side by side).
 
 Everything crosses the process boundary as plain frozen values: the job in, the
-outcome (``arena.ladder.outcome``) out.
+outcome (``arena.ladder.jobs``) out.
 """
 
 from __future__ import annotations
@@ -13,21 +13,19 @@ import shutil
 import signal
 import threading
 import traceback
-from dataclasses import dataclass
 from pathlib import Path
 
 from arena.hosting.faults import BotFault, SeatStatus
 from arena.hosting.launcher import HostedBot, LaunchSettings
-from arena.ladder.outcome import Errored, Played
+from arena.ladder.jobs import Errored, MatchJob, Played
 from arena.ladder.warm import WarmBots, warm_run_dir
 from arena.plugins import MatchContext, PluginSet, load_plugins
 from arena.plugins.hosted import host_bots, seat_problem
 from arena.privatefiles import private_folder
 from arena.referee.match import MatchConfig, Seat, play_match
 from arena.referee.results import MatchResult
-from arena.referee.settings import MatchSettings
 
-__all__ = ["MatchJob", "play_job", "watch_runner"]
+__all__ = ["play_job", "watch_runner"]
 
 
 _PLUGINS: dict[tuple[tuple[str, ...], bool], PluginSet] = {}  # per worker process
@@ -40,24 +38,6 @@ def warm_bots() -> WarmBots:
     if _WARM is None:
         _WARM = WarmBots()
     return _WARM
-
-
-@dataclass(frozen=True)
-class MatchJob:
-    match_id: int
-    attempt: int
-    game: str
-    references: tuple[str, ...]  # by seat
-    names: tuple[str, ...]  # ladder names, by seat
-    seed: int
-    reveal_seed: bool
-    settings: MatchSettings
-    sandbox: str
-    replays: str | None
-    plugins: tuple[str, ...]
-    autoload: bool
-    log_cap: int  # bytes kept of each bot's stdout and of its stderr
-    reuse_bots: bool = False  # keep this worker's bot processes for its next matches
 
 
 def _plugins(modules: tuple[str, ...], autoload: bool) -> PluginSet:

@@ -19,7 +19,8 @@ from typing import Any
 import pluggy
 
 from arena.errors import ArenaError
-from arena.games.registry import GameSpec, UnknownGameError
+from arena.games.registry import UnknownGameError
+from arena.games.spec import GameSpec
 from arena.hosting.errors import UnknownBotError
 from arena.plugins import builtin, hookspecs
 from arena.plugins.hookspecs import PROJECT

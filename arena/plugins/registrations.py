@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.games.registry import GameSpec
+from arena.games.spec import GameSpec
 from arena.protocol.codec import Codec
 from arena.sdk import Bot
 

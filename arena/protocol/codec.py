@@ -19,7 +19,12 @@ __all__ = ["Codec"]
 
 
 class Codec(Protocol):
-    """The conversions between one game family's engine types and protocol messages."""
+    """The conversions between one game family's engine types and protocol messages.
+
+    The engine's types are ``Any`` here: each codec takes its own family's (``GinGame``,
+    ``GinRules``, a Gin action), and a parameter of a protocol accepts only what is at
+    least as wide as the protocol says.  ``new_table`` is the one way in, from a game its
+    own ``GameSpec`` made, and the ``Table`` it returns is typed."""
 
     def rules_map(self, rules: Any) -> dict[str, str]:
         """Every rule parameter as text (``MatchStart.rules``)."""

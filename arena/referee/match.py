@@ -18,12 +18,13 @@ from typing import TYPE_CHECKING, Any
 from arena.cards import derive_seed
 from arena.eventloop import new_event_loop
 from arena.games.base import IllegalActionError, Outcome
-from arena.games.registry import GameSpec
+from arena.games.spec import GameSpec
 from arena.hosting.connection import BotConnection
 from arena.hosting.faults import BotFault, SeatStatus
 from arena.proto import bot_pb2 as pb
 from arena.protocol import ProtocolError, codec_for, plays_game
 from arena.protocol.commitment import new_salt, seed_commitment
+from arena.protocol.table import Table
 from arena.referee.observers import MatchObserver
 from arena.referee.records import (
     REPLAY_VERSION,
@@ -362,7 +363,7 @@ class _Match:
         except Exception as error:  # the seat's fault, never the referee's crash
             self.fault(seat, _unexpected(error), game, hand, "forfeit")
 
-    async def play_turn(self, table: Any, seat: int, game: int, banks: list[float]) -> bool:
+    async def play_turn(self, table: Table, seat: int, game: int, banks: list[float]) -> bool:
         """Ask ``seat`` for an action and play it (or a replacement); False: it forfeits."""
         connection = self.seats[seat].connection
         assert connection is not None
@@ -424,7 +425,7 @@ class _Match:
             )
         return True
 
-    def _action_of(self, table: Any, reply: pb.DecisionReply) -> Any:
+    def _action_of(self, table: Table, reply: pb.DecisionReply) -> Any:
         choice = reply.WhichOneof("choice")
         if choice == "legal_index":
             legal = table.legal
@@ -452,7 +453,7 @@ class _Match:
         )
 
     async def _after_fault(
-        self, table: Any, seat: int, game: int, fault: BotFault, elapsed: float
+        self, table: Table, seat: int, game: int, fault: BotFault, elapsed: float
     ) -> bool:
         self.records[seat].decision_seconds.append(elapsed)
         policy = self.config.fault_policy
@@ -478,7 +479,7 @@ class _Match:
         return False
 
     async def _replace(
-        self, table: Any, seat: int, game: int, fault: BotFault, elapsed: float
+        self, table: Table, seat: int, game: int, fault: BotFault, elapsed: float
     ) -> bool:
         """The fault policy's random legal action in place of the seat's."""
         self.replacements[seat] += 1

@@ -24,7 +24,8 @@ from typing import IO, Any, Final
 from arena.cards import derive_seed
 from arena.errors import ArenaError
 from arena.games.base import GameError, IllegalActionError
-from arena.games.registry import GameSpec, find_game
+from arena.games.registry import find_game
+from arena.games.spec import GameSpec
 from arena.privatefiles import open_private, private_folder
 from arena.protocol import codec_for
 from arena.protocol.commitment import RevealCheck, check_reveal

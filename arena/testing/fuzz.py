@@ -31,7 +31,7 @@ from hypothesis import strategies as st
 
 from arena.bots import RandomBot
 from arena.cards import ALL_CARDS
-from arena.games.registry import GameSpec
+from arena.games.spec import GameSpec
 from arena.hosting.connection import GrpcConnection, InProcessConnection
 from arena.hosting.faults import SeatStatus
 from arena.proto import bot_pb2 as pb

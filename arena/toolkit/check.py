@@ -37,7 +37,7 @@ from pathlib import Path
 
 from arena.bots import RandomBot
 from arena.games.gin_rummy import STANDARD
-from arena.games.registry import GameSpec
+from arena.games.spec import GameSpec
 from arena.hosting.connection import BotConnection, InProcessConnection
 from arena.hosting.faults import SeatStatus
 from arena.hosting.launcher import HostedBot, LaunchSettings, UnstartableBotError

@@ -26,8 +26,8 @@ from arena.cards import CardSet
 from arena.games import gin_rummy as gin
 from arena.games import rummy
 from arena.games.gin_rummy.scenario import deck_order as gin_deck_order
-from arena.games.registry import GameSpec
 from arena.games.rummy.scenario import deck_order as rummy_deck_order
+from arena.games.spec import GameSpec
 from arena.proto import bot_pb2 as pb
 from arena.protocol import codec_for
 from arena.toolkit.scripted import ScriptedOpponent

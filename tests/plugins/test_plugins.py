@@ -313,7 +313,7 @@ def short_gin_plugin(target: int) -> str:
     """A plugin offering a Gin rule set of its own: games to ``target`` points."""
     return f"""
     from arena.games.gin_rummy import GinGame, GinRules
-    from arena.games.registry import GameSpec
+    from arena.games.spec import GameSpec
     from arena.plugins import hookimpl
     from arena.plugins.registrations import GameRegistration
     from arena.protocol import gin

@@ -23,7 +23,8 @@ from google.protobuf.descriptor import FieldDescriptor
 
 from arena.cards import ALL_CARDS
 from arena.games.gin_rummy import GinGame, GinRules
-from arena.games.registry import GameSpec, find_game
+from arena.games.registry import find_game
+from arena.games.spec import GameSpec
 from arena.hosting.connection import InProcessConnection
 from arena.hosting.launcher import HostedBot, LaunchSettings
 from arena.proto import bot_pb2 as pb

@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from arena.games.rummy.game import RummyGame
 from arena.games.rummy.rules import PRESETS, RummyRules
-
-if TYPE_CHECKING:
-    from arena.games.registry import GameSpec, NewGame
+from arena.games.spec import GameSpec, NewGame
 
 __all__ = ["game_specs", "new_game_factory"]
 
@@ -26,9 +22,6 @@ def new_game_factory(rules: RummyRules) -> NewGame:
 
 def game_specs() -> list[GameSpec]:
     """One ``GameSpec`` per preset."""
-    # Imported here: the registry imports this module to register these games.
-    from arena.games.registry import GameSpec
-
     return [
         GameSpec(
             f"rummy/{key}",

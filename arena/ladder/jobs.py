@@ -1,5 +1,6 @@
-r"""What became of one attempt at a ladder match, and the executors' contract: the
-runner submits ``MatchJob``\ s and takes back ``Finished`` ones.
+r"""A ladder match as the runner hands it to an executor (``MatchJob``), what became of
+that attempt, and the executors' contract: the runner submits jobs and takes back
+``Finished`` ones.
 
 Each is a small frozen value that crosses process boundaries (a pool worker, a Dask
 worker) by pickling; the runner matches on the type:
@@ -15,13 +16,11 @@ worker) by pickling; the runner matches on the type:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from arena.errors import ArenaError
 from arena.referee.results import MatchResult
-
-if TYPE_CHECKING:
-    from arena.ladder.worker import MatchJob
+from arena.referee.settings import MatchSettings
 
 __all__ = [
     "MAX_ATTEMPTS",
@@ -32,6 +31,7 @@ __all__ = [
     "Lost",
     "MatchExecutor",
     "MatchFiles",
+    "MatchJob",
     "Outcome",
     "Played",
 ]
@@ -40,6 +40,24 @@ __all__ = [
 #: workers it may take down.  After that it is given up (cancelled with its reason),
 #: or, when it took down the workers, recorded failed; the ladder goes on.
 MAX_ATTEMPTS = 3
+
+
+@dataclass(frozen=True)
+class MatchJob:
+    match_id: int
+    attempt: int
+    game: str
+    references: tuple[str, ...]  # by seat
+    names: tuple[str, ...]  # ladder names, by seat
+    seed: int
+    reveal_seed: bool
+    settings: MatchSettings
+    sandbox: str
+    replays: str | None
+    plugins: tuple[str, ...]
+    autoload: bool
+    log_cap: int  # bytes kept of each bot's stdout and of its stderr
+    reuse_bots: bool = False  # keep this worker's bot processes for its next matches
 
 
 @dataclass(frozen=True)
