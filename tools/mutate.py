@@ -27,8 +27,8 @@ that line, HASH is a short hash of the line's text and of the change, so an id i
 config still matches after lines above it moved (ids are matched with any LINE).
 
     python tools/mutate.py                      # every target; exit 1 if one is below its bar
-    python tools/mutate.py --target arena/submissions/unpack.py --sample 0   # all mutants
-    python tools/mutate.py --list --target arena/submissions/unpack.py       # ids, no runs
+    python tools/mutate.py --target arena/archives.py --sample 0   # all mutants
+    python tools/mutate.py --list --target arena/archives.py       # ids, no runs
 """
 
 from __future__ import annotations

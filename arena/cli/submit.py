@@ -141,7 +141,7 @@ def submission_service(db: Path, args: argparse.Namespace) -> Any:
     """The submissions part of ``arena serve DB --submissions``, from its options."""
     from arena.submissions.http import SubmissionService, SubmissionSettings
     from arena.submissions.pipeline import CheckOptions
-    from arena.submissions.unpack import UnpackLimits
+    from arena.archives import UnpackLimits
 
     for option in (
         "per_hour",

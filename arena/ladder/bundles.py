@@ -1,34 +1,37 @@
 """Manifest bots as content-addressed archives, so workers need no shared folder.
 
 The runner packs a manifest bot's folder (the manifest's own folder, widened to its
-``working_directory`` when that lies elsewhere) into a gzipped tar that is the same
-bytes for the same files, named by its SHA-256.  A worker checks the digest, unpacks
-the archive once into its cache (``CACHE/SHA256/``) and runs the manifest from there.
-
-An archive is hostile until unpacked: only regular files, folders and links that stay
-inside are accepted (no absolute names, no ``..``, no devices, no hard links), and it
-is unpacked beside the cache under a temporary name, then renamed into place, so a
-half-unpacked bot is never run.
+``working_directory`` when that lies elsewhere) with :func:`arena.archives.pack`: the
+same bytes for the same files, named by its SHA-256, links out of the folder refused.
+A worker checks the digest and unpacks the archive once into its cache
+(``CACHE/SHA256/``), by the rules of any stranger's archive (:func:`arena.archives.unpack`),
+beside the cache under a temporary name, then renamed into place, so a half-unpacked bot
+is never run; it runs the manifest from there.
 """
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import io
 import os
 import shutil
-import tarfile
 import tempfile
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
+from arena.archives import ArchiveError, UnpackLimits, pack
+from arena.archives import unpack as unpack_archive
 from arena.errors import ArenaError
 from arena.hosting.manifest import load_manifest
 
 __all__ = ["MAX_BUNDLE_BYTES", "Bundle", "BundleError", "pack_manifest", "unpack"]
 
 MAX_BUNDLE_BYTES = 64 * 1024 * 1024  # per bot, packed (each match task carries it)
+
+#: A ladder's own bots (its operator's), so the limits are wider than an upload's.
+BUNDLE_LIMITS = UnpackLimits(
+    compressed_bytes=MAX_BUNDLE_BYTES, unpacked_bytes=1024 * 1024 * 1024, files=100_000
+)
 
 
 class BundleError(ArenaError, ValueError):
@@ -60,45 +63,13 @@ def pack_manifest(manifest_path: Path) -> Bundle:
             f"{manifest_path}: its working_directory would make the whole filesystem the bot's folder"
         )
     buffer = io.BytesIO()
-    # mtime 0 and sorted names: the same files always give the same bytes, hence digest.
-    with (
-        gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0) as zipped,
-        tarfile.open(fileobj=zipped, mode="w", format=tarfile.PAX_FORMAT) as tar,
-    ):
-        for path in _walk(root):
-            info = tar.gettarinfo(str(path), arcname=path.relative_to(root).as_posix())
-            info.mtime = 0
-            info.uid = info.gid = 0
-            info.uname = info.gname = ""
-            if info.issym():
-                target = (path.parent / os.readlink(path)).resolve()
-                if not target.is_relative_to(root):
-                    raise BundleError(f"{path}: a link out of the bot's folder ({root})")
-                tar.addfile(info)
-            elif info.isdir():
-                tar.addfile(info)
-            elif info.isfile():
-                with path.open("rb") as handle:
-                    tar.addfile(info, handle)
-            else:
-                raise BundleError(f"{path}: not a file, folder or link; cannot be shipped")
-            if buffer.tell() > MAX_BUNDLE_BYTES:
-                raise BundleError(
-                    f"{root}: the bot's folder packs to more than {MAX_BUNDLE_BYTES // 2**20} MiB"
-                )
+    try:
+        pack(root, buffer, max_bytes=MAX_BUNDLE_BYTES)
+    except ArchiveError as error:
+        raise BundleError(f"cannot pack the bot's folder: {error}") from None
     data = buffer.getvalue()
     inside = manifest_path.relative_to(root).as_posix()
     return Bundle(hashlib.sha256(data).hexdigest(), inside, data)
-
-
-def _walk(root: Path) -> list[Path]:
-    found: list[Path] = []
-    for folder, dirs, files in os.walk(root):  # does not follow links to folders
-        dirs.sort()
-        base = Path(folder)
-        for name in sorted([*dirs, *files]):
-            found.append(base / name)
-    return found
 
 
 def unpack(data: bytes, sha256: str, cache: Path) -> Path:
@@ -115,48 +86,20 @@ def unpack(data: bytes, sha256: str, cache: Path) -> Path:
     cache.chmod(0o711)  # bots of other uids pass through to their own folder
     staging = Path(tempfile.mkdtemp(prefix=f".{sha256[:12]}-", dir=cache))
     try:
-        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
-            members = tar.getmembers()
-            for member in members:
-                _check_member(member, sha256)
-            # The "data" filter refuses again what _check_member refused, and drops
-            # set-uid bits and ownership.
-            tar.extractall(staging, members=members, filter="data")
-        staging.chmod(0o755)  # mkdtemp's 0700 would close it to the bots' own uids
+        packed = staging / "bundle.tar.gz"
+        packed.write_bytes(data)
+        tree = staging / "bot"
+        tree.mkdir()
+        tree.chmod(0o755)  # whatever the umask: the bots' own uids pass through it
         try:
-            staging.rename(target)
+            unpack_archive(packed, tree, BUNDLE_LIMITS)
+        except ArchiveError as error:
+            raise BundleError(f"bot archive {sha256[:12]}: {error}") from None
+        try:
+            tree.rename(target)
         except OSError:
             if not target.is_dir():  # not another thread's copy that won the race
                 raise
-            shutil.rmtree(staging, ignore_errors=True)
-    except BaseException:
+    finally:
         shutil.rmtree(staging, ignore_errors=True)
-        raise
     return target
-
-
-def _check_member(member: tarfile.TarInfo, sha256: str) -> None:
-    name = PurePosixPath(member.name)
-    where = f"bot archive {sha256[:12]}: {member.name!r}"
-    if name.is_absolute() or ".." in name.parts:
-        raise BundleError(f"{where}: a name outside the archive's folder")
-    if member.islnk() or not (member.isfile() or member.isdir() or member.issym()):
-        raise BundleError(f"{where}: only files, folders and inner links may be shipped")
-    if member.issym():
-        link = PurePosixPath(member.linkname)
-        resolved = _normalise(name.parent / link)
-        if link.is_absolute() or resolved is None:
-            raise BundleError(f"{where}: a link out of the archive's folder")
-
-
-def _normalise(path: PurePosixPath) -> PurePosixPath | None:
-    """``path`` with ``..`` folded in, or None if it climbs above the top."""
-    parts: list[str] = []
-    for part in path.parts:
-        if part == "..":
-            if not parts:
-                return None
-            parts.pop()
-        elif part != ".":
-            parts.append(part)
-    return PurePosixPath(*parts)

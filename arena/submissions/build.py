@@ -7,7 +7,7 @@ its own pid, IPC and UTS namespaces), as a uid of its own under a root server, w
 rlimits and a wall-clock limit.  Unlike a bot, it may write into its
 own folder (that is what a build is for), and into a private HOME; once it has ended
 and every process of its uid is dead, the folder goes back to the server's user and is
-checked again (:func:`arena.submissions.unpack.check_tree`): links out, hard links and
+checked again (:func:`arena.archives.check_tree`): links out, hard links and
 special files a build made are refused like those of an archive.
 """
 
@@ -39,7 +39,7 @@ from arena.hosting.sandbox import (
     seccomp_memfd,
 )
 from arena.submissions.cleanup import remove_tree, walk_folders
-from arena.submissions.unpack import ArchiveError, UnpackLimits, check_tree
+from arena.archives import ArchiveError, UnpackLimits, check_tree
 
 __all__ = ["BuildResult", "BuildSettings", "run_build"]
 

@@ -12,15 +12,14 @@ from __future__ import annotations
 import fnmatch
 import io
 import json
-import os
 import secrets
-import tarfile
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arena.archives import ArchiveError, OuterLinks, pack
 from arena.errors import ArenaError
 
 __all__ = ["ClientError", "Reply", "fetch_json", "pack_folder", "send_archive"]
@@ -68,39 +67,18 @@ def pack_folder(folder: Path) -> bytes:
         raise ClientError(
             f"{folder}: no bot.toml in it (the manifest the arena starts the bot from)"
         )
-    root = folder.resolve()
     patterns = [".git/", *_patterns(folder)]
     buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
-        _add(tar, folder, root, "", patterns)
+    try:
+        pack(
+            folder,
+            buffer,
+            outer_links=OuterLinks.FOLLOW,
+            skip=lambda name, is_dir: _ignored(name, is_dir, patterns),
+        )
+    except ArchiveError as error:
+        raise ClientError(str(error)) from None
     return buffer.getvalue()
-
-
-def _add(tar: tarfile.TarFile, path: Path, root: Path, relative: str, patterns: list[str]) -> None:
-    for entry in sorted(path.iterdir(), key=lambda p: p.name):
-        name = f"{relative}{entry.name}"
-        is_dir = entry.is_dir()
-        if _ignored(name, is_dir, patterns):
-            continue
-        if entry.is_symlink():
-            target = Path(os.path.realpath(entry))
-            if target.is_relative_to(root):
-                tar.add(entry, arcname=name, recursive=False)
-                continue
-            if not target.exists():
-                raise ClientError(f"{entry}: a link to {target}, which does not exist")
-        if is_dir:
-            info = tar.gettarinfo(str(entry.resolve()), arcname=name)
-            info.uid = info.gid = 0
-            info.uname = info.gname = ""
-            tar.addfile(info)
-            _add(tar, entry, root, f"{name}/", patterns)
-        elif entry.is_file():
-            info = tar.gettarinfo(str(entry.resolve()), arcname=name)
-            info.uid = info.gid = 0
-            info.uname = info.gname = ""
-            with open(entry, "rb") as file:
-                tar.addfile(info, file)
 
 
 def _request(url: str, token: str, data: bytes | None = None, content_type: str = "") -> Reply:

@@ -56,7 +56,7 @@ from arena.submissions.pipeline import CheckOptions
 from arena.submissions.report import SubmissionReport
 from arena.submissions.sessions import DEFAULT_LIFETIME, Session, SessionKeys
 from arena.submissions.throttle import FailureLimit
-from arena.submissions.unpack import ArchiveError, archive_kind
+from arena.archives import ArchiveError, archive_kind
 from arena.submissions.upload import MultipartFile, UploadError
 from arena.submissions.worker import CheckQueue
 from arena.web.security import SecurityHeaders  # also registers the {...:id} convertor

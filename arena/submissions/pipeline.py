@@ -42,7 +42,7 @@ from arena.submissions.cleanup import remove_tree
 from arena.submissions.layout import DataLayout
 from arena.submissions.report import ArchiveFacts, SubmissionReport
 from arena.submissions.stored import PACKED, pack_tree, unpack_packed
-from arena.submissions.unpack import ArchiveError, UnpackLimits, check_tree, unpack
+from arena.archives import ArchiveError, UnpackLimits, check_tree, unpack
 from arena.toolkit.check import CheckSettings, run_check
 
 __all__ = ["CheckOptions", "Rejected", "check_submission"]

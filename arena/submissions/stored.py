@@ -1,24 +1,22 @@
 """An accepted version is one archive: the tree that was vetted, built and checked.
 
 :func:`pack_tree` packs a vetted tree into a gzipped tar that is the same bytes for the
-same files (sorted names, mtime 0, no owners), named by its SHA-256.  The check runs the
+same files (:func:`arena.archives.pack`), named by its SHA-256.  The check runs the
 bot unpacked from that archive, and :func:`open_version` is how a match starts it: the
 archive's digest is checked against the one recorded, and a mismatch is refused.
 """
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import os
-import tarfile
 from dataclasses import replace
 from pathlib import Path
 
+from arena.archives import UnpackLimits, pack, unpack
 from arena.errors import ArenaError
 from arena.submissions.cleanup import remove_tree
 from arena.submissions.layout import DataLayout
-from arena.submissions.unpack import UnpackLimits, unpack
 
 __all__ = [
     "PACKED",
@@ -40,24 +38,8 @@ class StoredVersionError(ArenaError, ValueError):
 def pack_tree(tree: Path, archive: Path) -> str:
     """Pack ``tree`` (already checked: no links out, no special files) into ``archive``;
     its SHA-256."""
-    with (
-        open(archive, "xb") as raw,
-        gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as zipped,
-        tarfile.open(fileobj=zipped, mode="w", format=tarfile.PAX_FORMAT) as tar,
-    ):
-        for folder, dirs, names in os.walk(tree):  # links to folders are not followed
-            dirs.sort()
-            for name in sorted([*dirs, *names]):
-                path = Path(folder, name)
-                info = tar.gettarinfo(str(path), arcname=path.relative_to(tree).as_posix())
-                info.mtime = 0
-                info.uid = info.gid = 0
-                info.uname = info.gname = ""
-                if info.isfile():
-                    with open(path, "rb") as data:
-                        tar.addfile(info, data)
-                else:
-                    tar.addfile(info)
+    with open(archive, "xb") as raw:
+        pack(tree, raw)
     return sha256_of(archive)
 
 

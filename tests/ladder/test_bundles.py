@@ -63,7 +63,7 @@ def test_working_directory_outside_widens_the_archive(tmp_path: Path) -> None:
 def test_a_link_out_of_the_folder_is_not_packed(tmp_path: Path) -> None:
     manifest = make_bot(tmp_path / "bot")
     os.symlink("/etc/passwd", tmp_path / "bot" / "secret")
-    with pytest.raises(BundleError, match="secret: a link out of the bot's folder"):
+    with pytest.raises(BundleError, match="secret: a link out of the folder"):
         pack_manifest(manifest)
 
 
@@ -89,14 +89,14 @@ def member(name: str, kind: bytes = tarfile.REGTYPE, link: str = "") -> tarfile.
 @pytest.mark.parametrize(
     ("hostile", "problem"),
     [
-        (member("/tmp/owned"), "a name outside the archive's folder"),
-        (member("../owned"), "a name outside the archive's folder"),
-        (member("a/../../owned"), "a name outside the archive's folder"),
-        (member("up", tarfile.SYMTYPE, "../../etc"), "a link out of the archive's folder"),
-        (member("abs", tarfile.SYMTYPE, "/etc/passwd"), "a link out of the archive's folder"),
-        (member("hard", tarfile.LNKTYPE, "/etc/passwd"), "only files, folders and inner links"),
-        (member("dev", tarfile.CHRTYPE), "only files, folders and inner links"),
-        (member("fifo", tarfile.FIFOTYPE), "only files, folders and inner links"),
+        (member("/tmp/owned"), "an absolute path"),
+        (member("../owned"), "a path with '..'"),
+        (member("a/../../owned"), "a path with '..'"),
+        (member("up", tarfile.SYMTYPE, "../../etc"), "points outside the folder"),
+        (member("abs", tarfile.SYMTYPE, "/etc/passwd"), "points outside the folder"),
+        (member("hard", tarfile.LNKTYPE, "/etc/passwd"), "hard links are not accepted"),
+        (member("dev", tarfile.CHRTYPE), "a device, fifo or other special file"),
+        (member("fifo", tarfile.FIFOTYPE), "a device, fifo or other special file"),
     ],
 )
 def test_hostile_archives_are_refused_and_leave_nothing(

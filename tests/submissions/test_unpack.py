@@ -15,7 +15,7 @@ from pathlib import Path, PurePosixPath
 import pytest
 
 from arena.submissions.cleanup import remove_tree, walk_folders
-from arena.submissions.unpack import (
+from arena.archives import (
     ArchiveError,
     Entry,
     Kind,

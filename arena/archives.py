@@ -1,4 +1,4 @@
-"""Unpacking a stranger's archive without letting it reach outside its folder.
+"""Bot folders as archives: packed the same bytes for the same files, unpacked safely.
 
 Accepted: a ``.tar.gz`` (or plain ``.tar``) or a ``.zip``, told apart by their first
 bytes.  Refused, each with a one-line :class:`ArchiveError` naming the entry and the rule:
@@ -25,15 +25,16 @@ searchable by all, so a bot's own uid can read them; no set-uid or sticky bits.
 from __future__ import annotations
 
 import enum
+import gzip
 import os
 import stat
 import tarfile
 import zipfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import IO
+from typing import IO, BinaryIO
 
 from arena.errors import ArenaError
 
@@ -41,10 +42,12 @@ __all__ = [
     "ArchiveError",
     "Entry",
     "Kind",
+    "OuterLinks",
     "UnpackLimits",
     "UnpackSummary",
     "archive_kind",
     "check_tree",
+    "pack",
     "plan",
     "unpack",
 ]
@@ -386,3 +389,84 @@ def check_tree(root: Path, limits: UnpackLimits) -> UnpackSummary:
                 raise ArchiveError(f"the build made a special file {where}")
     os.chmod(root, 0o755)
     return UnpackSummary(files, total)
+
+
+# -- packing -------------------------------------------------------------------------------
+
+
+class OuterLinks(enum.Enum):
+    """What :func:`pack` does with a link that leads out of the folder."""
+
+    REFUSE = "refuse"  # an error: the folder must stand alone (a ladder's bots, a vetted tree)
+    FOLLOW = "follow"  # packed as what it points to (an author's link to code beside the bot)
+
+
+def pack(
+    root: Path,
+    out: BinaryIO,
+    *,
+    outer_links: OuterLinks = OuterLinks.REFUSE,
+    skip: Callable[[str, bool], bool] | None = None,
+    max_bytes: int | None = None,
+) -> None:
+    """Write ``root``'s tree to ``out`` as a gzipped tar that is the same bytes for the
+    same files (names sorted, times 0, no owners, PAX format), so its SHA-256 names it.
+
+    Links that stay inside are kept as links; one out is refused or followed as
+    ``outer_links`` says.  Only files, folders and links are packed (anything else is an
+    :class:`ArchiveError`).  ``skip(name, is_folder)`` leaves entries out (an author's
+    ignore file); ``max_bytes`` caps the archive."""
+    root = root.resolve()
+    with (
+        gzip.GzipFile(fileobj=out, mode="wb", mtime=0) as zipped,
+        tarfile.open(fileobj=zipped, mode="w", format=tarfile.PAX_FORMAT) as tar,
+    ):
+        _pack_folder(tar, root, root, "", _Packing(out, outer_links, skip, max_bytes))
+
+
+@dataclass(frozen=True)
+class _Packing:
+    out: BinaryIO
+    outer_links: OuterLinks
+    skip: Callable[[str, bool], bool] | None
+    max_bytes: int | None
+
+
+def _pack_folder(
+    tar: tarfile.TarFile, folder: Path, root: Path, prefix: str, how: _Packing
+) -> None:
+    for entry in sorted(os.listdir(folder)):
+        path = folder / entry
+        name = prefix + entry
+        if how.skip is not None and how.skip(name, path.is_dir()):
+            continue
+        source = path
+        if path.is_symlink():
+            target = Path(os.path.realpath(path))
+            if target.is_relative_to(root):
+                tar.addfile(_tar_info(tar, path, name))  # kept as a link
+                continue
+            if how.outer_links is OuterLinks.REFUSE:
+                raise ArchiveError(f"{path}: a link out of the folder {root}")
+            if not target.exists():
+                raise ArchiveError(f"{path}: a link to {target}, which does not exist")
+            source = target
+        info = _tar_info(tar, source, name)
+        if info.isdir():
+            tar.addfile(info)
+            _pack_folder(tar, path, root, f"{name}/", how)
+        elif info.isfile():
+            with open(source, "rb") as data:
+                tar.addfile(info, data)
+        else:
+            raise ArchiveError(f"{path}: not a file, folder or link; it cannot be packed")
+        if how.max_bytes is not None and how.out.tell() > how.max_bytes:
+            raise ArchiveError(f"{root}: packs to more than {how.max_bytes:,} bytes")
+
+
+def _tar_info(tar: tarfile.TarFile, path: Path, name: str) -> tarfile.TarInfo:
+    info = tar.gettarinfo(str(path), arcname=name)
+    info.mtime = 0
+    info.uid = info.gid = 0
+    info.uname = info.gname = ""
+    return info
