@@ -65,7 +65,6 @@ if TYPE_CHECKING:
     from fastapi import FastAPI
 
 __all__ = [
-    "SecurityHeaders",
     "SubmissionService",
     "SubmissionSettings",
     "create_app",
