@@ -8,15 +8,17 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle
-from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
+
+# PettingZoo ships no type information.
+from pettingzoo import AECEnv  # type: ignore[import-untyped]
+from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
 
 from arena.envs._core import GameCore, normalise
 
 __all__ = ["CardGameAEC", "wrap"]
 
 
-class CardGameAEC(AECEnv[str, dict[str, Any], int], EzPickle):
+class CardGameAEC(AECEnv[str, dict[str, Any], int], EzPickle):  # type: ignore[misc]
     """Agents ``player_0`` .. ``player_{n-1}`` are the seats.  Observations are dicts
     ``{"observation": float32 array, "action_mask": int8 array}``; the mask is all
     zeros for an agent not to act.  Rewards come at each hand's end and at the game's

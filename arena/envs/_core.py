@@ -160,7 +160,9 @@ def normalise(raw: Sequence[float], target: int) -> list[float]:
 def legal_error(core: GameCore, ident: int, engine_error: Exception | None) -> IllegalActionIdError:
     legal = mask_ids(core.legal_mask())
     if engine_error is None:
-        return IllegalActionIdError(ident, legal, f"no action id {ident}: ids are 0..{core.num_actions - 1}")
+        return IllegalActionIdError(
+            ident, legal, f"no action id {ident}: ids are 0..{core.num_actions - 1}"
+        )
     rule = getattr(engine_error, "rule", "")
     reason = str(engine_error)
     if rule and reason.endswith(f"({rule})"):
@@ -200,7 +202,9 @@ class _SdkDecision:
         self.events: list[Any] = []
 
 
-def make_opponent(spec: Any, game_id: str, builtin: Mapping[str, Callable[[], Opponent]]) -> Opponent:
+def make_opponent(
+    spec: Any, game_id: str, builtin: Mapping[str, Callable[[], Opponent]]
+) -> Opponent:
     """An opponent from a built-in bot name, a plugin bot name, a policy callable, or an
     SDK ``Bot`` instance; anything else is refused naming the built-in names."""
     if isinstance(spec, str):
@@ -229,7 +233,9 @@ def make_opponent(spec: Any, game_id: str, builtin: Mapping[str, Callable[[], Op
         return Opponent(getattr(bot, "name", "bot"), by_bot, new_hand)
     if callable(spec):
         return Opponent(getattr(spec, "__name__", "policy"), spec)
-    raise EnvConfigError(f"an opponent is a bot name, a policy callable or an SDK Bot, not {spec!r}")
+    raise EnvConfigError(
+        f"an opponent is a bot name, a policy callable or an SDK Bot, not {spec!r}"
+    )
 
 
 def _plugin_bot(name: str) -> Any:

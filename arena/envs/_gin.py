@@ -7,11 +7,6 @@ from typing import Any, Final
 
 import numpy as np
 
-from arena.games.base import IllegalActionError
-from arena.games.gin_rummy import CLASSIC, STANDARD, GinGame, GinRules, Phase
-from arena.games.gin_rummy import encoding as enc
-from arena.games.gin_rummy.actions import Action, Discard, Draw, DrawSource, Pass
-from arena.games.gin_rummy.observation import VisibleState
 from arena.envs._core import (
     EnvConfigError,
     EnvOptions,
@@ -21,6 +16,11 @@ from arena.envs._core import (
     masks_to_array,
     split_options,
 )
+from arena.games.base import IllegalActionError
+from arena.games.gin_rummy import CLASSIC, STANDARD, GinGame, GinRules, Phase
+from arena.games.gin_rummy import encoding as enc
+from arena.games.gin_rummy.actions import Action, Discard, Draw, DrawSource, Pass
+from arena.games.gin_rummy.observation import VisibleState
 
 __all__ = ["ENCODINGS", "GIN_PRESETS", "GinCore", "gin_rules"]
 

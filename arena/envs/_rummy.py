@@ -18,6 +18,15 @@ from typing import Any, Final
 import numpy as np
 
 from arena.cards import Card
+from arena.envs._core import (
+    EnvConfigError,
+    EnvOptions,
+    FloatArray,
+    game_seed,
+    legal_error,
+    masks_to_array,
+    split_options,
+)
 from arena.games.base import IllegalActionError
 from arena.games.rummy import (
     DRAW_DISCARD,
@@ -33,15 +42,6 @@ from arena.games.rummy import (
 )
 from arena.games.rummy.cards import FACES
 from arena.games.rummy.rules import PRESETS, RummyRules, Scoring
-from arena.envs._core import (
-    EnvConfigError,
-    EnvOptions,
-    FloatArray,
-    game_seed,
-    legal_error,
-    masks_to_array,
-    split_options,
-)
 
 __all__ = ["MELDS", "RummyCore", "rummy_rules"]
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -144,7 +144,7 @@ class LegalDiscrete(spaces.Discrete):
 
 
 class _SoloEnv(gymnasium.Env[npt.NDArray[np.float32], np.int64]):
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"]}
+    metadata: dict[str, Any] = {"render_modes": ["ansi"]}  # noqa: RUF012 (Gymnasium's attribute)
 
     def _setup(self, solo: Solo, render_mode: str | None, options: dict[str, Any]) -> None:
         # Gymnasium's contract (and check_env) is that any action of the action space
@@ -187,7 +187,8 @@ class _SoloEnv(gymnasium.Env[npt.NDArray[np.float32], np.int64]):
         core = self.solo.core
         if core.to_act() != self.solo.seat:
             return np.zeros(core.num_actions, dtype=bool)
-        return masks_to_array([core.legal_mask()], core.num_actions)[0].astype(bool)
+        mask: npt.NDArray[np.bool_] = masks_to_array([core.legal_mask()], core.num_actions)[0]
+        return mask.astype(bool)
 
     def _info(self) -> dict[str, Any]:
         return {"action_mask": self.action_masks().astype(np.int8)}
@@ -213,7 +214,7 @@ class _SoloEnv(gymnasium.Env[npt.NDArray[np.float32], np.int64]):
         self._done = core.is_over()
         return self._obs(), reward, self._done, False, self._info()
 
-    def render(self) -> str | None:  # type: ignore[override]
+    def render(self) -> str | None:
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode (use 'ansi')")
             return None

@@ -135,7 +135,8 @@ class GinRummyVectorEnv(VectorEnv[npt.NDArray[np.float32], npt.NDArray[np.int64]
 
     def action_masks(self) -> npt.NDArray[np.bool_]:
         """The legal ids of every game, (num_envs, actions) booleans."""
-        return self._batch()[1]["action_mask"].astype(bool)
+        masks: npt.NDArray[np.int8] = self._batch()[1]["action_mask"]
+        return masks.astype(bool)
 
     def close_extras(self, **kwargs: Any) -> None:
         pass
