@@ -36,6 +36,7 @@ HOT = (
     "arena/games/gin_rummy/observation.py",
     "arena/games/gin_rummy/results.py",
     "arena/games/gin_rummy/hand.py",
+    "arena/games/gin_rummy/encoding.py",  # the learning environments' masks (arena.envs)
     "arena/protocol/common.py",
     "arena/protocol/wire.py",
     "arena/protocol/table.py",
