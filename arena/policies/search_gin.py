@@ -121,9 +121,9 @@ class SearchParams:
     decision's time (the best candidate so far is answered when it passes);
     ``candidates``: discards searched (the best by deadwood left)."""
 
-    playouts: int = 160
+    playouts: int = 240
     max_ms: float = 600.0
-    candidates: int = 5
+    candidates: int = 2
 
     def __post_init__(self) -> None:
         for name, (low, high) in PARAM_RANGES.items():
@@ -394,22 +394,169 @@ def _playout(
         drawing = True
 
 
+# -- the prior: one draw ahead -----------------------------------------------------
+
+
+def _meld_pairs(index: int) -> tuple[tuple[int, int], ...]:
+    """The pairs of cards that make a three-card meld with ``index``."""
+    rank, suit = index % 13, index // 13
+    same = [13 * other + rank for other in range(4) if other != suit]
+    pairs = [(a, b) for i, a in enumerate(same) for b in same[i + 1 :]]
+    for low in (rank - 2, rank - 1, rank):
+        if low >= 0 and low + 2 <= 12:
+            ranks = [r for r in (low, low + 1, low + 2) if r != rank]
+            pairs.append((13 * suit + ranks[0], 13 * suit + ranks[1]))
+    return tuple(pairs)
+
+
+_MELD_PAIRS: Final = tuple(_meld_pairs(i) for i in range(52))
+
+# Least deadwood by hand mask, shared by every decision (consecutive decisions look
+# at hands a card or two apart); cleared when it passes the bound (tens of MB).
+_DEADWOOD: dict[int, int] = {}
+_DEADWOOD_BOUND: Final = 300_000
+_KNOCK_BONUS: Final = 4.0  # deadwood points a knockable hand is worth beyond its deadwood
+_DANGER_WEIGHT: Final = 6.0  # deadwood points charged per unit of chance the opponent melds it
+
+
+class _Prior:
+    """The heuristic the search starts from and must beat: a hand's value is its
+    expected least deadwood after one more draw from the stock, the stock's cards
+    weighted by the chance that each is not in the opponent's hand (the sampler's
+    weights); a discard also pays for the chance that the opponent melds it.  This
+    is the one-draw lookahead of the ``strong`` sample bot, on the same belief the
+    sampler deals from."""
+
+    __slots__ = ("draws", "fcache", "hand", "p_opp", "phi")
+
+    def __init__(self, observation: GinObservation, weights: dict[int, float]) -> None:
+        self.hand = observation.hand.mask
+        known = observation.opponent_known.mask
+        hidden = max(0, observation.opponent_hand_size - known.bit_count())
+        total = sum(weights.values())
+        p_opp = [0.0] * 52
+        for index in _indices(known):
+            p_opp[index] = 1.0
+        draws: list[tuple[int, int, float]] = []
+        if total > 0:
+            scale = hidden / total
+            for index, weight in weights.items():
+                p_opp[index] = min(0.95, weight * scale)
+            stock_total = sum(1.0 - p_opp[index] for index in weights)
+            if stock_total > 0:
+                draws = [(1 << i, i, (1.0 - p_opp[i]) / stock_total) for i in weights]
+        self.p_opp = p_opp
+        self.draws = draws
+        phi = [float(d) for d in range(120)]
+        for d in range(min(observation.knock_limit, 119) + 1):
+            phi[d] -= _KNOCK_BONUS
+        self.phi = phi
+        self.fcache: dict[int, float] = {}
+        if len(_DEADWOOD) > _DEADWOOD_BOUND:
+            _DEADWOOD.clear()
+
+    @staticmethod
+    def deadwood(mask: int) -> int:
+        value = _DEADWOOD.get(mask)
+        if value is None:
+            value = _DEADWOOD[mask] = deadwood_of_mask(mask)
+        return value
+
+    def future(self, hand: int) -> float:
+        """Expected value (deadwood, less the knock bonus) of a 10-card hand after
+        one more draw from the stock and the best discard."""
+        cached = self.fcache.get(hand)
+        if cached is not None:
+            return cached
+        deadwood = self.deadwood
+        phi = self.phi
+        base = deadwood(hand)
+        bits = []
+        rest = hand
+        while rest:
+            low = rest & -rest
+            bits.append(low)
+            rest ^= low
+        drop_one = min(deadwood(hand ^ bit) for bit in bits)
+        total = 0.0
+        for bit, index, p in self.draws:
+            if _RELATED[index] & hand:
+                grown = hand | bit
+                best = base
+                for b in bits:
+                    value = deadwood(grown ^ b)
+                    if value < best:
+                        best = value
+            else:
+                best = min(base, drop_one + _VALUE[index])
+            total += p * phi[best]
+        if not self.draws:
+            total = phi[base]
+        self.fcache[hand] = total
+        return total
+
+    def danger(self, index: int) -> float:
+        """The chance that the opponent can meld the card ``index`` at once."""
+        p_opp = self.p_opp
+        none = 1.0
+        for a, b in _MELD_PAIRS[index]:
+            pa = p_opp[a]
+            if pa:
+                none *= 1.0 - pa * p_opp[b]
+        return 1.0 - none
+
+    def discard_score(self, hand11: int, index: int) -> float:
+        return self.future(hand11 & ~(1 << index)) + _DANGER_WEIGHT * self.danger(index)
+
+    def blind(self, hand: int) -> float:
+        """What a draw from the stock is worth to a 10-card hand: its value after one
+        draw, plus as much again for the draws after it."""
+        now = self.future(hand)
+        return now - (self.deadwood(hand) - now)
+
+
 # -- the policy -----------------------------------------------------------------
+
+_SWITCH_Z: Final = 1.0  # standard errors by which a candidate must beat the prior's
+_MIN_WORLDS: Final = 8  # fewer worlds tell too little to overrule the prior
 
 
 @dataclass(slots=True)
 class SearchStats:
-    """What the last decision's search did: for tests and the curious."""
+    """What the last decision's search did: for tests and the curious.  Candidate 0
+    is the prior's choice; ``values[i][w]`` is candidate ``i``'s result (hand points
+    for this seat) in world ``w``, every candidate played in the same worlds."""
 
     candidates: list[Action] = field(default_factory=list)
-    totals: list[float] = field(default_factory=list)
-    counts: list[int] = field(default_factory=list)
+    values: list[list[float]] = field(default_factory=list)
     playouts: int = 0
     timed_out: bool = False
     chosen: Action | None = None
 
     def mean(self, index: int) -> float:
-        return self.totals[index] / self.counts[index] if self.counts[index] else float("-inf")
+        row = self.values[index]
+        return sum(row) / len(row) if row else float("-inf")
+
+    def choice(self) -> int:
+        """The candidate the search answers: the best mean over the worlds every
+        candidate was played in, if it beats the prior's choice (candidate 0) by
+        ``_SWITCH_Z`` standard errors of the paired difference in at least
+        ``_MIN_WORLDS`` worlds; else the prior's."""
+        if not self.values:
+            return 0
+        worlds = min(len(row) for row in self.values)
+        if worlds < _MIN_WORLDS:
+            return 0
+        means = [sum(row[:worlds]) / worlds for row in self.values]
+        best = max(range(len(means)), key=means.__getitem__)
+        if best == 0:
+            return 0
+        diffs = [
+            a - b for a, b in zip(self.values[best][:worlds], self.values[0][:worlds], strict=True)
+        ]
+        mean = sum(diffs) / worlds
+        variance = sum((d - mean) ** 2 for d in diffs) / (worlds - 1)
+        return best if mean > _SWITCH_Z * (variance / worlds) ** 0.5 else 0
 
 
 class SearchPolicy:
@@ -458,19 +605,36 @@ class SearchPolicy:
             return next(action for action in legal if isinstance(action, Defend))
         if phase is Phase.LAST_DISCARD:  # passing scores nothing; a knock rarely loses
             return DRAW_DISCARD if DRAW_DISCARD in legal else PASS
+        weights = self.memory.weights(unseen_mask(observation))
+        prior = _Prior(observation, weights)
         if phase in (Phase.FIRST_UPCARD, Phase.DRAW):
             refuse = PASS if phase is Phase.FIRST_UPCARD else DRAW_STOCK
             if DRAW_DISCARD not in legal:
                 return refuse
-            candidates: list[Action] = [refuse, DRAW_DISCARD]
+            # Playouts by the fast policy misjudge what a drawn card promises (they
+            # discard by deadwood alone): the draw is the prior's, measured better.
+            return DRAW_DISCARD if self._prior_takes(observation, prior) else refuse
         else:
-            candidates = self._discard_candidates(observation, legal)
+            candidates = self._discard_candidates(observation, legal, prior)
         if len(candidates) == 1:
             return candidates[0]
-        return self._search(observation, candidates, rng)
+        return self._search(observation, candidates, weights, rng)
+
+    @staticmethod
+    def _prior_takes(observation: GinObservation, prior: _Prior) -> bool:
+        hand = observation.hand.mask
+        top = observation.discard_pile[-1]
+        grown = hand | top.mask
+        best = min((prior.discard_score(grown, index), index) for index in _indices(hand))
+        after = prior.future(grown & ~(1 << best[1]))
+        if observation.phase is Phase.FIRST_UPCARD and observation.seat == observation.dealer:
+            blind = prior.future(hand)  # passing gives up this draw altogether
+        else:
+            blind = prior.blind(hand)
+        return after < blind
 
     def _discard_candidates(
-        self, observation: GinObservation, legal: Sequence[Action]
+        self, observation: GinObservation, legal: Sequence[Action], prior: _Prior
     ) -> list[Action]:
         hand = observation.hand.mask
         knocks = [action for action in legal if isinstance(action, Knock)]
@@ -482,18 +646,26 @@ class SearchPolicy:
             )
             if deadwood_of_mask(hand & ~knock.card.mask) == 0:
                 return [knock]  # gin: nothing scores more
-            out.append(knock)
+            out.append(knock)  # the prior knocks as soon as it may
         ranked = sorted(
             discards,
-            key=lambda d: (deadwood_of_mask(hand & ~d.card.mask), -d.card.value, d.card.index),
+            key=lambda d: (prior.discard_score(hand, d.card.index), -d.card.value, d.card.index),
         )
+        if not knocks:
+            # Nothing to weigh against a knock: playouts by the fast policy judge
+            # discards worse than the prior does (measured), so the prior decides.
+            return [ranked[0]]
         out.extend(ranked[: self.params.candidates])
         return out
 
     # -- the search --------------------------------------------------------------
 
     def _search(
-        self, observation: GinObservation, candidates: list[Action], rng: random.Random
+        self,
+        observation: GinObservation,
+        candidates: list[Action],
+        weights: dict[int, float],
+        rng: random.Random,
     ) -> Action:
         params = self.params
         clock = self.clock
@@ -505,46 +677,28 @@ class SearchPolicy:
             self.undercut_bonus,
             2 if observation.doubled else 1,
         )
-        weights = self.memory.weights(unseen_mask(observation))
         stats = self.stats
         stats.candidates = list(candidates)
-        stats.totals = [0.0] * len(candidates)
-        stats.counts = [0] * len(candidates)
-        alive = list(range(len(candidates)))
-        rounds = max(1, (len(candidates) - 1).bit_length())
-        budget = params.playouts
+        stats.values = [[] for _ in candidates]
         pile = [card.index for card in observation.discard_pile]
         hand = observation.hand.mask
         sign = 1 if me == 0 else -1
-        for round_number in range(rounds):
-            per_arm = max(1, budget // (rounds * len(alive)))
-            if round_number == rounds - 1:  # the last round spends what is left
-                per_arm = max(1, (budget - stats.playouts) // len(alive))
-            for _ in range(per_arm):
-                world = sample_world(observation, weights, rng)
-                for arm in alive:
-                    if clock() > deadline:
-                        stats.timed_out = True
-                        return self._best(alive)
-                    value = _play_candidate(
-                        candidates[arm], observation, hand, world, pile, me, scoring
-                    )
-                    stats.totals[arm] += sign * value
-                    stats.counts[arm] += 1
-                    stats.playouts += 1
-            if len(alive) > 1 and round_number < rounds - 1:
-                alive.sort(key=stats.mean, reverse=True)
-                alive = alive[: max(1, (len(alive) + 1) // 2)]
-        return self._best(alive)
+        worlds = max(2, params.playouts // len(candidates))
+        for _ in range(worlds):
+            world = sample_world(observation, weights, rng)
+            for arm, action in enumerate(candidates):
+                if clock() > deadline:
+                    stats.timed_out = True
+                    return self._answer()
+                value = _play_candidate(action, observation, hand, world, pile, me, scoring)
+                stats.values[arm].append(sign * value)
+                stats.playouts += 1
+        return self._answer()
 
-    def _best(self, alive: list[int]) -> Action:
-        """The best candidate found so far: the highest mean among the surviving
-        candidates that were played at least once (else the first by heuristic)."""
+    def _answer(self) -> Action:
         stats = self.stats
-        played = [arm for arm in alive if stats.counts[arm]]
-        chosen = max(played, key=stats.mean) if played else min(alive)
-        stats.chosen = stats.candidates[chosen]
-        return stats.candidates[chosen]
+        stats.chosen = stats.candidates[stats.choice()]
+        return stats.chosen
 
 
 def _play_candidate(

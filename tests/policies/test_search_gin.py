@@ -13,14 +13,26 @@ from hypothesis import strategies as st
 
 from arena.bots import BUILTIN_BOTS
 from arena.bots.reference import SearchBot, main
+from arena.cards import deadwood_of_mask
 from arena.cli.main import main as arena_main
-from arena.games.gin_rummy import CLASSIC, STANDARD, GinHand, GinObservation, GinRules, Phase
+from arena.games.gin_rummy import (
+    CLASSIC,
+    DRAW_DISCARD,
+    PASS,
+    STANDARD,
+    GinHand,
+    GinObservation,
+    GinRules,
+    Knock,
+    Phase,
+)
 from arena.games.gin_rummy.actions import Action
 from arena.policies import greedy_gin, random_gin
 from arena.policies.search_gin import (
     HandMemory,
     SearchParams,
     SearchPolicy,
+    SearchStats,
     sample_world,
     unseen_mask,
 )
@@ -139,16 +151,36 @@ def mid_hand(seed: int = 11) -> tuple[GinObservation, list[Action]]:
         seed += 1
 
 
+def knock_decision(seed: int = 11) -> tuple[GinObservation, list[Action]]:
+    """A discard decision where the seat may knock (the search weighs the knock
+    against playing on), from the first deal from ``seed`` on that has one."""
+    while True:
+        rng = random.Random(seed)
+        hand = GinHand.from_seed(STANDARD, seed)
+        while not hand.is_terminal():
+            seat = hand.current_seat()
+            assert seat is not None
+            observation = hand.observation(seat)
+            legal = hand.legal_actions()
+            knocks = [a for a in legal if isinstance(a, Knock)]
+            if knocks and all(
+                deadwood_of_mask(observation.hand.mask & ~k.card.mask) for k in knocks
+            ):
+                return observation, legal
+            hand.apply(greedy_gin(observation, legal, rng))
+        seed += 1
+
+
 def test_a_fixed_budget_and_seed_give_the_same_decision() -> None:
-    observation, legal = mid_hand()
+    observation, legal = knock_decision()
     params = SearchParams(playouts=60, max_ms=60_000)
     runs = []
     for _ in range(2):
         policy = SearchPolicy(params)
         action = policy(observation, legal, random.Random(5))
-        runs.append((action, policy.stats.totals, policy.stats.counts))
+        runs.append((action, policy.stats.values))
     assert runs[0] == runs[1]
-    assert sum(runs[0][2]) == policy.stats.playouts >= 60 - len(runs[0][2])
+    assert policy.stats.playouts == 60 and not policy.stats.timed_out
 
 
 class SteppingClock:
@@ -163,16 +195,25 @@ class SteppingClock:
 
 
 def test_when_the_deadline_passes_it_answers_the_best_found_so_far() -> None:
-    observation, legal = mid_hand()
-    policy = SearchPolicy(SearchParams(playouts=100_000, max_ms=20), clock=SteppingClock())
+    observation, legal = knock_decision()
+    policy = SearchPolicy(SearchParams(playouts=100_000, max_ms=40), clock=SteppingClock())
     action = policy(observation, legal, random.Random(1))
     stats = policy.stats
     assert stats.timed_out
-    assert 0 < stats.playouts < 40  # stopped by the clock, far from the budget
-    played = [i for i, count in enumerate(stats.counts) if count]
-    best = max(played, key=stats.mean)
-    assert action == stats.candidates[best] == stats.chosen
+    assert 0 < stats.playouts < 60  # stopped by the clock, far from the budget
+    assert action == stats.chosen == stats.candidates[stats.choice()]
     assert action in legal
+
+
+def test_the_search_overrules_its_prior_only_on_evidence() -> None:
+    """Candidate 0 is the prior's choice; another wins only by a clear paired margin."""
+    stats = SearchStats(candidates=[PASS, DRAW_DISCARD])
+    stats.values = [[0.0] * 20, [1.0, -1.0] * 10]  # no better on average
+    assert stats.choice() == 0
+    stats.values = [[0.0] * 20, [3.0, 1.0] * 10]  # better in every world
+    assert stats.choice() == 1
+    stats.values = [[0.0] * 4, [3.0] * 4]  # too few worlds to tell
+    assert stats.choice() == 0
 
 
 def test_a_decision_stays_well_under_its_budget() -> None:
