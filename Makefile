@@ -107,6 +107,8 @@ bench: $(STAMP) $(REFERENCE_STAMP)
 	  $(MAKE) --no-print-directory compiled && \
 	  PYTHONPATH=build/compiled $(BIN)/python benchmarks/bench_engine.py && \
 	  PYTHONPATH=build/compiled $(BIN)/python benchmarks/bench_protocol.py; fi
+	$(BIN)/python benchmarks/bench_envs.py
+	@if [ -f $(COMPILED) ]; then PYTHONPATH=build/compiled $(BIN)/python benchmarks/bench_envs.py; fi
 	$(BIN)/python benchmarks/bench_rummy.py
 	$(BIN)/python benchmarks/bench_startup.py
 	$(BIN)/python benchmarks/bench_jail.py

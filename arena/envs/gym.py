@@ -75,6 +75,7 @@ class Solo:
         self.opponents = list(opponents)  # by seat; None at the learner's
         self._hand = -1
         self.match_seed = 0
+        self.decisions = 0  # every seat's, since made (what a benchmark counts)
 
     def reset(self, match_seed: int) -> float:
         self.match_seed = match_seed
@@ -103,6 +104,7 @@ class Solo:
                 return total
             opponent = self.opponents[seat]
             assert opponent is not None and opponent.rng is not None
+            self.decisions += 1
             if opponent.policy is None:
                 total += self._mine(core.step(opponent.rng.choice(mask_ids(core.legal_mask()))))
                 continue
@@ -117,6 +119,7 @@ class Solo:
         return float(values[self.seat])
 
     def step(self, ident: int) -> float:
+        self.decisions += 1
         reward = self._mine(self.core.step(ident))
         return reward + self._advance()
 
