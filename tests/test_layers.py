@@ -21,6 +21,8 @@ ABOVE: dict[str, tuple[str, ...]] = {
                        "arena.submissions", "arena.web", "arena.cli"),
     "arena.referee": ("arena.ladder", "arena.storage", "arena.submissions", "arena.web",
                       "arena.cli"),
+    "arena.replays": ("arena.ladder", "arena.storage", "arena.submissions", "arena.web",
+                      "arena.cli"),
     "arena.storage": ("arena.ladder", "arena.submissions", "arena.web", "arena.cli"),
     "arena.ladder": ("arena.web", "arena.cli"),
     "arena.web": ("arena.cli",),

@@ -24,7 +24,7 @@ import pytest
 
 from arena.cli.main import main
 from arena.cli.sprt import pair_seed
-from arena.referee.replay import read_replay
+from arena.replays.files import read_replay
 from arena.stats import (
     GAME_SCORES,
     REGULARIZATION,
@@ -454,7 +454,7 @@ def test_a_pair_is_the_same_deals_with_the_seats_swapped(
     assert replays == [f"sprt-{pair}-new{seat}.jsonl" for pair in (0, 1) for seat in (0, 1)]
     for pair in (0, 1):
         first, second = (
-            list(read_replay(tmp_path / f"sprt-{pair}-new{seat}.jsonl")) for seat in (0, 1)
+            list(read_replay(tmp_path / f"sprt-{pair}-new{seat}.jsonl").lines) for seat in (0, 1)
         )
         assert first[0]["seed"] == second[0]["seed"] == pair_seed(40, pair)
         assert [p["name"] for p in first[0]["players"]] == ["greedy", "random"]
@@ -532,12 +532,12 @@ def test_pair_seeds_are_fresh_one_way_and_revealed_after_the_pair(
         runs.append(json.loads(out))
     assert runs[0]["seed"] != runs[1]["seed"]
     folder = tmp_path / "a"
-    seeds = [next(read_replay(folder / f"sprt-{pair}-new0.jsonl"))["seed"] for pair in (0, 1)]
+    seeds = [read_replay(folder / f"sprt-{pair}-new0.jsonl").lines[0]["seed"] for pair in (0, 1)]
     assert seeds == [pair_seed(runs[0]["seed"], pair) for pair in (0, 1)]
     assert abs(seeds[1] - seeds[0]) > 1_000_000
     for pair in (0, 1):
         revealed = [
-            list(read_replay(folder / f"sprt-{pair}-new{seat}.jsonl"))[-1]["result"][
+            list(read_replay(folder / f"sprt-{pair}-new{seat}.jsonl").lines)[-1]["result"][
                 "seed_revealed_to_bots"
             ]
             for seat in (0, 1)
@@ -547,7 +547,9 @@ def test_pair_seeds_are_fresh_one_way_and_revealed_after_the_pair(
         capsys, "greedy", "random", "--elo0", "0", "--elo1", "50", "--max-pairs", "2",
         "--json", "--seed", str(runs[0]["seed"]), "--replays", str(tmp_path / "again"),
     )  # fmt: skip
-    again = [next(read_replay(tmp_path / "again" / f"sprt-{p}-new0.jsonl"))["seed"] for p in (0, 1)]
+    again = [
+        read_replay(tmp_path / "again" / f"sprt-{p}-new0.jsonl").lines[0]["seed"] for p in (0, 1)
+    ]
     assert again == seeds
 
 

@@ -30,8 +30,8 @@ from arena.referee.match import MatchConfig, Seat, play_match
 from arena.referee.results import MatchResult
 from arena.referee.seeds import seed_or_fresh
 from arena.referee.settings import FaultPolicy, SettingsError
+from arena.replays.seat_view import seat_labels
 from arena.stats import elo_summary
-from arena.toolkit.seat_view import seat_labels
 
 __all__ = ["register"]
 

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from arena.referee.observers import MatchObserver
-from arena.referee.records import GameEndRecord, Record
 from arena.referee.results import MatchResult
+from arena.replays.records import GameEndRecord, Record
 from arena.stats import elo_summary
 
 __all__ = ["GameLines", "elo_text", "game_line", "plural"]

@@ -9,7 +9,8 @@ from typing import Any
 
 from arena.cli.common import add_plugin_options, plugins_from_args
 from arena.protocol.commitment import RevealCheck
-from arena.referee.records import (
+from arena.replays.files import ReplayError, read_replay
+from arena.replays.records import (
     ActionRecord,
     DealRecord,
     FaultRecordLine,
@@ -21,14 +22,8 @@ from arena.referee.records import (
     Record,
     RevealRecord,
 )
-from arena.referee.replay import (
-    ReplayError,
-    check_seed,
-    header_of,
-    read_records,
-    verify_replay,
-)
-from arena.toolkit.seat_view import Deal, check_selection, dealt_hands, seat_view
+from arena.replays.seat_view import Deal, check_selection, dealt_hands, seat_view
+from arena.replays.verify import check_seed, verify_replay
 
 __all__ = ["register"]
 
@@ -76,7 +71,7 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     if args.verify:
         problems = verify_replay(args.file, find)
-        seed = check_seed(read_records(args.file))
+        seed = check_seed(read_replay(args.file).records)
         for problem in problems:
             print(f"{args.file}: {problem}")
         if seed.status is not RevealCheck.MISMATCH:  # a mismatch is among the problems
@@ -87,8 +82,7 @@ def _run(args: argparse.Namespace) -> int:
             return 1
         print(f"{args.file}: verified, the engine agrees with every record")
         return 0
-    records = read_records(args.file)
-    header_of(args.file, records)
+    records = read_replay(args.file).records
     check_selection(args.file, records, None, args.game, args.hand)
     names: list[str] = []
     deals = dealt_hands(records, find)

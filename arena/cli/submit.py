@@ -139,9 +139,9 @@ def _print_report(body: dict[str, Any]) -> None:
 
 def submission_service(db: Path, args: argparse.Namespace) -> Any:
     """The submissions part of ``arena serve DB --submissions``, from its options."""
+    from arena.archives import UnpackLimits
     from arena.submissions.http import SubmissionService, SubmissionSettings
     from arena.submissions.pipeline import CheckOptions
-    from arena.archives import UnpackLimits
 
     for option in (
         "per_hour",

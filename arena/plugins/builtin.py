@@ -11,7 +11,7 @@ from arena.plugins.hookspecs import hookimpl
 from arena.plugins.registrations import GameRegistration, MatchContext
 from arena.protocol.families import codec_for
 from arena.referee.observers import MatchObserver
-from arena.referee.replay import ReplayWriter
+from arena.replays.files import ReplayWriter
 
 
 @hookimpl

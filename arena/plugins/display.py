@@ -6,7 +6,7 @@ import sys
 from typing import TextIO
 
 from arena.referee.observers import MatchObserver
-from arena.referee.records import ActionRecord, FaultRecordLine, HandEndRecord, Record
+from arena.replays.records import ActionRecord, FaultRecordLine, HandEndRecord, Record
 
 __all__ = ["VerbosePrinter"]
 

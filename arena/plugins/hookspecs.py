@@ -17,8 +17,8 @@ import pluggy
 if TYPE_CHECKING:
     from arena.plugins.registrations import BotRegistration, GameRegistration, MatchContext
     from arena.referee.observers import MatchObserver
-    from arena.referee.records import ActionRecord, HandEndRecord, MatchHeader
     from arena.referee.results import MatchResult
+    from arena.replays.records import ActionRecord, HandEndRecord, MatchHeader
 
 __all__ = ["PROJECT", "hookimpl", "hookspec"]
 
@@ -61,7 +61,7 @@ def arena_match_observers(context: MatchContext) -> Sequence[MatchObserver]:
 def arena_match_started(context: MatchContext, header: MatchHeader) -> None:
     """Called when a match starts, with its header record (game, rules, the seed's
     commitment, players; the seed itself comes in the ``reveal`` record at the end).
-    Records (``arena.referee.records``, docs/REPLAY.md) also read as their JSON
+    Records (``arena.replays.records``, docs/REPLAY.md) also read as their JSON
     objects: ``header["game_id"]`` is ``header.game_id``."""
 
 

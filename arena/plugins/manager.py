@@ -27,8 +27,8 @@ from arena.plugins.hookspecs import PROJECT
 from arena.plugins.registrations import BotRegistration, GameRegistration, MatchContext
 from arena.protocol.families import register_codec
 from arena.referee.observers import MatchObserver
-from arena.referee.records import ActionRecord, HandEndRecord, MatchEndRecord, MatchHeader, Record
 from arena.referee.results import MatchResult
+from arena.replays.records import ActionRecord, HandEndRecord, MatchEndRecord, MatchHeader, Record
 from arena.sdk import Bot
 
 __all__ = [

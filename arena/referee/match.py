@@ -26,7 +26,9 @@ from arena.protocol import ProtocolError, codec_for, plays_game
 from arena.protocol.commitment import new_salt, seed_commitment
 from arena.protocol.table import Table
 from arena.referee.observers import MatchObserver
-from arena.referee.records import (
+from arena.referee.results import FaultRecord, GameRecord, MatchResult, SeatRecord
+from arena.referee.settings import FaultMode, FaultPolicy, MatchSettings, TimeControl
+from arena.replays.records import (
     REPLAY_VERSION,
     ActionRecord,
     DealRecord,
@@ -39,8 +41,6 @@ from arena.referee.records import (
     Record,
     RevealRecord,
 )
-from arena.referee.results import FaultRecord, GameRecord, MatchResult, SeatRecord
-from arena.referee.settings import FaultMode, FaultPolicy, MatchSettings, TimeControl
 
 if TYPE_CHECKING:
     from arena.hosting.launcher import HostedBot

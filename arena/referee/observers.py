@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from arena.referee.records import Record
+    from arena.replays.records import Record
 
 __all__ = ["MatchObserver"]
 
@@ -13,7 +13,7 @@ __all__ = ["MatchObserver"]
 class MatchObserver:
     """Receives a match's records as they happen.  Override what you need.
 
-    Records (``arena.referee.records``, docs/REPLAY.md): ``MatchHeader``,
+    Records (``arena.replays.records``, docs/REPLAY.md): ``MatchHeader``,
     ``GameStartRecord``, ``DealRecord``, ``ActionRecord``, ``FaultRecordLine``,
     ``HandEndRecord``, ``GameEndRecord``, ``RevealRecord`` (the seed, salt and decks,
     once the match is over), ``MatchEndRecord``; ``record.to_json()`` is its replay line.

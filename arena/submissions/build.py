@@ -24,6 +24,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arena.archives import ArchiveError, UnpackLimits, check_tree
 from arena.hosting._proctree import ProcessTree, ensure_child_subreaper
 from arena.hosting.allowlist import Jail, runtime_paths
 from arena.hosting.host import strangers_level
@@ -39,7 +40,6 @@ from arena.hosting.sandbox import (
     seccomp_memfd,
 )
 from arena.submissions.cleanup import remove_tree, walk_folders
-from arena.archives import ArchiveError, UnpackLimits, check_tree
 
 __all__ = ["BuildResult", "BuildSettings", "run_build"]
 

@@ -49,6 +49,7 @@ from starlette.responses import (
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp
 
+from arena.archives import ArchiveError, archive_kind
 from arena.storage import LadderStore
 from arena.storage.submissions_store import Author, Quotas, Refusal, SubmissionStore
 from arena.submissions.layout import DataLayout
@@ -56,7 +57,6 @@ from arena.submissions.pipeline import CheckOptions
 from arena.submissions.report import SubmissionReport
 from arena.submissions.sessions import DEFAULT_LIFETIME, Session, SessionKeys
 from arena.submissions.throttle import FailureLimit
-from arena.archives import ArchiveError, archive_kind
 from arena.submissions.upload import MultipartFile, UploadError
 from arena.submissions.worker import CheckQueue
 from arena.web.security import SecurityHeaders  # also registers the {...:id} convertor

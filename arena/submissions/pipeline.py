@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.archives import ArchiveError, UnpackLimits, check_tree, unpack
 from arena.errors import ArenaError
 from arena.hosting.allowlist import SYSTEM_DIRS
 from arena.hosting.errors import HostingError
@@ -42,7 +43,6 @@ from arena.submissions.cleanup import remove_tree
 from arena.submissions.layout import DataLayout
 from arena.submissions.report import ArchiveFacts, SubmissionReport
 from arena.submissions.stored import PACKED, pack_tree, unpack_packed
-from arena.archives import ArchiveError, UnpackLimits, check_tree, unpack
 from arena.toolkit.check import CheckSettings, run_check
 
 __all__ = ["CheckOptions", "Rejected", "check_submission"]

@@ -38,9 +38,9 @@ from arena.proto import bot_pb2 as pb
 from arena.protocol import PROTOCOL_VERSION
 from arena.referee.match import MatchConfig, Seat, play_match
 from arena.referee.observers import MatchObserver
-from arena.referee.records import ActionRecord, FaultRecordLine, Record
 from arena.referee.results import SeatRecord
 from arena.referee.settings import FaultMode, FaultPolicy, TimeControl
+from arena.replays.records import ActionRecord, FaultRecordLine, Record
 
 __all__ = ["OK", "FuzzBot", "FuzzStats", "Recipe", "expected", "fuzz_matches", "scripts"]
 

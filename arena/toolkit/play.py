@@ -38,9 +38,9 @@ from arena.hosting.connection import BotConnection, check_handshake, handshake_r
 from arena.hosting.faults import BotFault, SeatStatus
 from arena.proto import bot_pb2 as pb
 from arena.referee.settings import TimeControl
+from arena.replays.seat_view import event_text
 from arena.sdk import Bot, BotSession, Decision
 from arena.sdk.bot import report_crash
-from arena.toolkit.seat_view import event_text
 
 __all__ = [
     "HUMAN_DECISION_MS",

@@ -18,7 +18,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.gzip import GZipMiddleware
 
 from arena.games.registry import find_game
-from arena.referee.replay import GameLookup
+from arena.replays.engine import GameLookup
 from arena.web.api import api_router, index_router
 from arena.web.context import WebContext, default_ladder, named_ladder
 from arena.web.ladders import LadderSet

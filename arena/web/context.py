@@ -15,7 +15,8 @@ from pathlib import Path
 
 from fastapi import HTTPException, Request
 
-from arena.referee.replay import GameLookup, ReplayError
+from arena.replays.engine import GameLookup
+from arena.replays.files import ReplayError
 from arena.web import queries
 from arena.web.ladders import Ladder, LadderSet
 from arena.web.replay_view import ReplayView, build_replay_view

@@ -18,8 +18,10 @@ from typing import Any
 
 from arena.games.base import GameError
 from arena.proto import bot_pb2 as pb
-from arena.protocol import codec_for
-from arena.referee.records import (
+from arena.protocol.table import Table
+from arena.replays.engine import EngineReplay, GameLookup
+from arena.replays.files import read_replay
+from arena.replays.records import (
     ActionRecord,
     DealRecord,
     FaultRecordLine,
@@ -31,8 +33,7 @@ from arena.referee.records import (
     MatchHeader,
     Record,
 )
-from arena.referee.replay import GameLookup, header_of, read_lines, table_for_game
-from arena.toolkit.seat_view import event_text
+from arena.replays.seat_view import event_text
 
 __all__ = ["ReplayView", "Step", "build_replay_view"]
 
@@ -99,25 +100,24 @@ def _record_line(line: dict[str, Json]) -> str:
 
 def build_replay_view(path: Path, find: GameLookup) -> ReplayView:
     """The viewer's steps for the replay at ``path``; ``ReplayError`` if it cannot be read."""
-    lines = read_lines(path)
-    records = [record for _, record in lines]
-    header = header_of(path, records)
+    replay = read_replay(path)
+    header = replay.header
     view = ReplayView(
         game_id=str(header.game_id),
         players=_players(header),
-        header=_header_fields(lines[0][0]),
+        header=_header_fields(replay.lines[0]),
         drawable=True,
         problem=None,
-        events=[_record_line(line) for line, _ in lines],
+        events=[_record_line(line) for line in replay.lines],
     )
     try:
         spec = find(view.game_id)
-        codec = codec_for(spec.id)
+        engine = EngineReplay(spec, header)
     except (LookupError, ValueError) as error:
         view.drawable = False
         view.problem = f"this server cannot draw the game {view.game_id!r} ({error}); the records follow as a list"
         return view
-    _Player(view, header, spec, codec).play(records[1:])
+    _Player(view, engine).play(replay.records[1:])
     return view
 
 
@@ -157,18 +157,15 @@ def _hand_end(end: pb.HandEnd) -> dict[str, Any]:
 class _Player:
     """Re-plays the records through the engine, one ``Step`` per record."""
 
-    def __init__(self, view: ReplayView, header: MatchHeader, spec: Any, codec: Any) -> None:
+    def __init__(self, view: ReplayView, engine: EngineReplay) -> None:
         self.view = view
-        self.header = header
-        self.spec = spec
-        self.codec = codec
+        self.engine = engine
         self.seats = len(view.players)
         names = [player["name"] for player in view.players]
         self.labels = [
             f"{name} (seat {index})" if names.count(name) > 1 else name
             for index, name in enumerate(names)
         ]
-        self.table: Any = None
         self.hand: Any = None  # the engine's hand being shown (kept after it ends)
         self.game = -1
         self.hand_number = -1
@@ -180,10 +177,20 @@ class _Player:
     def who(self, seat: int) -> str:
         return self.labels[seat] if 0 <= seat < len(self.labels) else f"seat {seat}"
 
+    @property
+    def live_table(self) -> Table:
+        table = self.engine.table
+        assert table is not None  # asked only inside a game the walk follows
+        return table
+
+    @property
+    def table(self) -> Table | None:
+        return self.engine.table
+
     def play(self, records: Sequence[Record]) -> None:
         for line, record in enumerate(records, start=2):
             try:
-                self.record(record)
+                self.record(line, record)
             except (GameError, ValueError, KeyError, IndexError, TypeError) as error:
                 self.view.problem = (
                     f"record {line}: the engine disagrees with the replay ({error}); "
@@ -206,16 +213,16 @@ class _Player:
             Step(self.game, self.hand_number, kind, seat, text, private, comment, state)
         )
 
-    def record(self, record: Record) -> None:
+    def record(self, line: int, record: Record) -> None:
         if isinstance(record, GameStartRecord):
+            self.engine.feed(line, record)
             self.game = int(record.game)
-            self.table = table_for_game(self.spec, self.header, record)
             self.hand = self.last_state = None
             self.ends = []
         elif isinstance(record, DealRecord):
-            self.deal(record)
+            self.deal(line, record)
         elif isinstance(record, ActionRecord) and self.table is not None:
-            self.action(record)
+            self.action(line, record)
         elif isinstance(record, FaultRecordLine):
             self.step(
                 "fault",
@@ -240,7 +247,7 @@ class _Player:
                 -1 if record.winner is None else int(record.winner),
                 f"game {record.game} over ({record.reason}): scores {list(record.scores)}, winner {winner}",
             )
-            self.table = None
+            self.engine.table = None
         elif isinstance(record, MatchEndRecord):
             bots = record.result["bots"]
             text = "; ".join(
@@ -249,19 +256,12 @@ class _Player:
             )
             self.step("match_end", -1, f"match over: {text}")
 
-    def deal(self, record: DealRecord) -> None:
-        table = self.table
-        table.hand_started()
-        if table.hand_number != record.hand:
-            raise ValueError(
-                f"the replay deals hand {record.hand}, the engine hand {table.hand_number}"
-            )
+    def deal(self, line: int, record: DealRecord) -> None:
         if record.deck is None:  # the reveal left this deck out
             raise KeyError("deck")
-        if table.deck() != record.deck:
-            raise ValueError(
-                f"game {self.game} hand {record.hand}: the deck differs from the seed's"
-            )
+        self.engine.feed(line, record)
+        table = self.table
+        assert table is not None
         self.hand = table.game.hand
         self.hand_number = int(record.hand)
         self.shown = 0
@@ -270,16 +270,12 @@ class _Player:
         told = self.events()
         self.step("deal", dealer, f"hand {self.hand_number}: {self.who(dealer)} deals; {told}")
 
-    def action(self, record: ActionRecord) -> None:
-        table = self.table
+    def action(self, line: int, record: ActionRecord) -> None:
         actor = int(record.seat)
-        if table.current_seat() != actor:
-            raise ValueError(
-                f"seat {actor} acts, but the engine waits for seat {table.current_seat()}"
-            )
         before = Counter(self.holding(actor))
-        table.apply(self.codec.parse_action(record.action), actor)
-        self.ends += [end for end, _ in table.finished_hands(self.game)]
+        self.ends += [hand.end for hand in self.engine.feed(line, record)]
+        table = self.table
+        assert table is not None
         gained = Counter(self.holding(actor)) - before
         drew_stock = any(
             message.kind == _KIND.KIND_DRAW_STOCK
@@ -296,20 +292,20 @@ class _Player:
         self.shown = len(self.hand.events)
         texts = []
         for event in new:
-            message = self.table.event_to_proto(event)
+            message = self.live_table.event_to_proto(event)
             if message.kind != _KIND.KIND_HAND_OVER:
                 texts.append(event_text(message, self.who))
         return "; ".join(texts)
 
     def observation(self, seat: int) -> pb.Observation:
         message = pb.Observation()
-        self.table.observation_to_proto(self.hand.observation(seat), self.game, message)
+        self.live_table.observation_to_proto(self.hand.observation(seat), self.game, message)
         return message
 
     def holding(self, seat: int) -> list[str]:
         """The cards ``seat`` holds (the same as its observation's hand, at a fraction of
         the cost: a 4-seat Rummy match has thousands of steps)."""
-        return list(self.table.card_texts(self.hand.hand_of(seat)))
+        return list(self.live_table.card_texts(self.hand.hand_of(seat)))
 
     def state(self) -> dict[str, Any]:
         # What is public is the same in every seat's observation: seat 0's is read.

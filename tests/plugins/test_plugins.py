@@ -237,7 +237,7 @@ def test_observation_hooks_see_every_match_event(plugin_dir: Path) -> None:
 def test_replays_are_written_by_the_builtin_plugin(tmp_path: Path) -> None:
     from arena.hosting.connection import InProcessConnection
     from arena.referee import MatchConfig, Seat, play_match
-    from arena.referee.replay import verify_replay
+    from arena.replays.verify import verify_replay
 
     plugins = load_plugins(autoload=False)
     spec = plugins.game("gin-rummy/classic")

@@ -15,7 +15,8 @@ from arena.games.registry import find_game
 from arena.hosting.faults import SeatStatus
 from arena.hosting.launcher import LaunchSettings
 from arena.referee.match import MatchConfig, play_match
-from arena.referee.replay import ReplayWriter, read_replay, verify_replay
+from arena.replays.files import ReplayWriter, read_replay
+from arena.replays.verify import verify_replay
 
 from .conftest import arena, host, seats_of, session_members, zombie_children
 
@@ -28,7 +29,7 @@ SUMMARY_KEYS = {"name", "wins", "losses", "draws", "points", "faults"}
 def deals(replay: Path) -> list[tuple[Any, ...]]:
     return [
         (r["game"], r["hand"], r["dealer"], tuple(r["deck"]))
-        for r in read_replay(replay)
+        for r in read_replay(replay).lines
         if r["type"] == "deal"
     ]
 
@@ -36,7 +37,7 @@ def deals(replay: Path) -> list[tuple[Any, ...]]:
 def moves(replay: Path) -> list[tuple[Any, ...]]:
     return [
         (r["game"], r["hand"], r["seat"], r["action"])
-        for r in read_replay(replay)
+        for r in read_replay(replay).lines
         if r["type"] == "action"
     ]
 
@@ -104,7 +105,7 @@ def test_whole_match_between_real_processes(tmp_path: Path, cli_result: dict[str
     assert [record.name for record in result.seats] == ["greedy", "random"]
 
     assert verify_replay(replay) == []
-    records = list(read_replay(replay))
+    records = list(read_replay(replay).lines)
     assert records[0]["type"] == "match" and records[-1]["type"] == "match_end"
     assert records[-1]["result"]["bots"] == result.to_json()["bots"]
     assert len([r for r in records if r["type"] == "game"]) == GAMES
@@ -132,7 +133,7 @@ def test_cli_hands_mode(tmp_path: Path, cli_result: dict[str, Any]) -> None:
     assert all(game["hands"] == 1 for game in result["results"])
     assert all(game["reason"].startswith("hand: ") for game in result["results"])
     replay = Path(result["replay"])
-    records = list(read_replay(replay))
+    records = list(read_replay(replay).lines)
     assert records[0]["hands_only"] is True
     assert [r["type"] for r in records].count("hand_end") == 4
     assert verify_replay(replay) == []
@@ -162,7 +163,7 @@ def test_cli_in_process_plays_the_same_match(tmp_path: Path, cli_result: dict[st
 
 def test_replay_prints_every_hand(cli_result: dict[str, Any]) -> None:
     replay = Path(cli_result["replay"])
-    records = list(read_replay(replay))
+    records = list(read_replay(replay).lines)
     run = arena("replay", str(replay))
     assert run.returncode == 0, run.stderr
     out = run.stdout

@@ -18,9 +18,10 @@ from arena.games.registry import find_game
 from arena.hosting.faults import SeatStatus
 from arena.hosting.launcher import HostedBot, LaunchSettings
 from arena.referee.match import MatchConfig, play_match
-from arena.referee.replay import ReplayWriter, read_replay, verify_replay
 from arena.referee.results import MatchResult
 from arena.referee.settings import FaultMode, FaultPolicy, TimeControl
+from arena.replays.files import ReplayWriter, read_replay
+from arena.replays.verify import verify_replay
 from arena.testing.broken_bots import EXPECTED_STATUS, KINDS, write_manifest
 from arena.testing.processes import processes_with
 
@@ -129,7 +130,7 @@ def test_fault_becomes_a_seat_status(kind: str, tmp_path: Path, marker: str) -> 
     assert result.wins(other) == GAMES and result.losses(seat) == GAMES
     assert result.seats[other].status is SeatStatus.OK and not result.seats[other].faults
     # The replay records the fault and still agrees with the engine.
-    faults = [r for r in read_replay(replay) if r["type"] == "fault"]
+    faults = [r for r in read_replay(replay).lines if r["type"] == "fault"]
     assert [f["status"] for f in faults] == [expected.value] * len(record.faults)
     assert verify_replay(replay) == []
 
@@ -222,7 +223,7 @@ def test_random_fault_policy_replaces_then_forfeits(tmp_path: Path, marker: str)
     assert result["bots"][0]["status"] == "timeout"
     # The replay records the policy and the three replaced actions, which the engine accepts.
     replay = Path(result["replay"])
-    records = list(read_replay(replay))
+    records = list(read_replay(replay).lines)
     assert records[0]["fault_policy"] == "random:3"
     replaced = [r for r in records if r["type"] == "action" and r.get("replaced")]
     assert [(r["seat"], r["action"]) for r in replaced] == [

@@ -13,15 +13,15 @@ from arena.bots import RandomBot
 from arena.games.registry import find_game
 from arena.hosting.connection import InProcessConnection
 from arena.referee.match import MatchConfig, Seat, play_match
-from arena.referee.records import (
+from arena.referee.settings import FaultPolicy
+from arena.replays.files import ReplayError, ReplayWriter, read_replay
+from arena.replays.records import (
     ActionRecord,
     MatchHeader,
     RecordError,
     RevealRecord,
     record_from_json,
 )
-from arena.referee.replay import ReplayError, ReplayWriter, read_records, read_replay
-from arena.referee.settings import FaultPolicy
 from arena.sdk import Decision
 
 
@@ -48,7 +48,7 @@ def test_every_replay_line_round_trips(tmp_path: Path, game_id: str, seats: int)
         [ReplayWriter(path)],
     )
     written = [json.loads(line) for line in path.read_text().splitlines()]
-    merged = list(read_replay(path))  # seeds and decks back where version 1 had them
+    merged = list(read_replay(path).lines)  # seeds and decks back where version 1 had them
     kinds = set()
     for line in [*written, *merged]:
         record = record_from_json(line)
@@ -81,4 +81,4 @@ def test_read_records_names_the_bad_record(tmp_path: Path) -> None:
     header = {"type": "match", "version": 2, "match_id": "m", "game_id": "gin-rummy/standard"}
     path.write_text(json.dumps(header) + "\n")
     with pytest.raises(ReplayError, match="record 1: match record: no field 'rules'"):
-        read_records(path)
+        read_replay(path)

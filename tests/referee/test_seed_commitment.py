@@ -29,7 +29,8 @@ from arena.protocol.commitment import (
 )
 from arena.referee.match import MatchConfig, Seat, play_match
 from arena.referee.observers import MatchObserver
-from arena.referee.replay import ReplayWriter, check_seed, read_records, read_replay, verify_replay
+from arena.replays.files import ReplayWriter, read_replay
+from arena.replays.verify import check_seed, verify_replay
 from arena.sdk import Bot
 
 from .conftest import arena
@@ -81,7 +82,7 @@ def test_a_match_without_seed_draws_a_fresh_one_and_records_it(tmp_path: Path) -
     second = match_json(*common, "--replays", str(tmp_path / "b"), cwd=tmp_path)
     assert first["seed"] != second["seed"], "two runs without --seed deal differently"
     for result in (first, second):
-        header = next(read_replay(Path(result["replay"])))
+        header = read_replay(Path(result["replay"])).lines[0]
         assert header["seed"] == result["seed"], "the replay records the seed it dealt from"
     # --seed with the recorded seed plays exactly the same deals and moves again.
     again = match_json(
@@ -92,7 +93,7 @@ def test_a_match_without_seed_draws_a_fresh_one_and_records_it(tmp_path: Path) -
     deals = [
         [
             (r["game"], r["hand"], r["deck"])
-            for r in read_replay(Path(res["replay"]))
+            for r in read_replay(Path(res["replay"])).lines
             if r["type"] == "deal"
         ]
         for res in (first, again)
@@ -188,7 +189,7 @@ def test_a_withheld_reveal_leaves_match_end_without_seed(tmp_path: Path, reveal:
             assert (bot.end.seed, bot.end.seed_salt) == (0, b"")
             assert bot.checks == [RevealCheck.ABSENT]
         assert check_match_reveal(bot.start, bot.end) is bot.checks[0]
-    assert check_seed(read_records(replay)).status is RevealCheck.VERIFIED  # the organiser's
+    assert check_seed(read_replay(replay).records).status is RevealCheck.VERIFIED  # the organiser's
 
 
 # -- arena replay --verify ------------------------------------------------------------------
@@ -227,7 +228,7 @@ def test_verify_finds_a_tampered_seed_or_salt(finished: Path, tmp_path: Path, fi
 def test_verify_says_an_old_replay_has_no_commitment(finished: Path, tmp_path: Path) -> None:
     """A version 1 replay (seed in the header, seeds and decks as they came) still reads
     and verifies; there is just no commitment to check."""
-    records = list(read_replay(finished))  # seeds and decks put back where v1 had them
+    records = list(read_replay(finished).lines)  # seeds and decks put back where v1 had them
     header = {k: v for k, v in records[0].items() if k != "seed_commitment"}
     old = [{**header, "version": 1}] + [r for r in records[1:] if r["type"] != "reveal"]
     copy = tmp_path / "v1.jsonl"
@@ -265,7 +266,7 @@ def test_a_replay_mid_match_tells_no_seed_and_no_deck(tmp_path: Path) -> None:
         Seat(InProcessConnection(RandomBot(1)), "random", "in-process"),
     ]
     play_match(config, seats, [ReplayWriter(replay), snooper])
-    records = list(read_replay(replay))
+    records = list(read_replay(replay).lines)
     decks = [record["deck"] for record in records if record["type"] == "deal"]
     game_seeds = [derive_seed(seed, 1, game) for game in range(2)]
     assert len(snooper.snapshots) >= 4 and len(decks) >= 4

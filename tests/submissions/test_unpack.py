@@ -14,7 +14,6 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
-from arena.submissions.cleanup import remove_tree, walk_folders
 from arena.archives import (
     ArchiveError,
     Entry,
@@ -25,6 +24,7 @@ from arena.archives import (
     check_tree,
     unpack,
 )
+from arena.submissions.cleanup import remove_tree, walk_folders
 
 
 def _tar(path: Path, members: list[tuple[tarfile.TarInfo, bytes | None]]) -> Path:

@@ -27,8 +27,8 @@ from arena.hosting.connection import InProcessConnection
 from arena.hosting.faults import SeatStatus
 from arena.proto import bot_pb2 as pb
 from arena.referee.match import MatchConfig, Seat, play_match
-from arena.referee.replay import read_replay
 from arena.referee.settings import TimeControl
+from arena.replays.files import read_replay
 from arena.sdk import Bot, Decision
 from arena.toolkit.play import HumanConnection, HumanPlayer, SeatClock, human_time_control
 
@@ -79,7 +79,7 @@ def test_a_scripted_session_in_the_terminal(
     listed = capsys.readouterr().out
     assert re.findall(r"^game (\d+) \(seed", listed, re.M) == ["1"]
     assert re.findall(r"^  hand (\d+): ", listed, re.M) == ["1"]
-    header = next(read_replay(replay))
+    header = read_replay(replay).lines[0]
     assert [player["name"] for player in header["players"]] == ["human", "random"]
 
 
@@ -104,7 +104,7 @@ def test_end_of_input_forfeits_and_says_so(
     listed = capsys.readouterr().out
     assert re.findall(r"^game (\d+) \(seed", listed, re.M) == ["1"]
     assert re.findall(r"^  hand (\d+): ", listed, re.M) == ["1"]
-    faults = [record for record in read_replay(replay) if record["type"] == "fault"]
+    faults = [record for record in read_replay(replay).lines if record["type"] == "fault"]
     assert faults[0]["status"] == "crashed" and "the player left" in faults[0]["reason"]
 
 
@@ -250,5 +250,5 @@ def test_without_seed_play_deals_fresh_cards_and_prints_the_seed(
         found = re.search(r"^seed (\d+) \(--seed \1 deals these cards again\)$", out, re.M)
         assert found, out
         seeds.append(int(found.group(1)))
-        assert next(read_replay(tmp_path / replay_of(out).name))["seed"] == seeds[-1]
+        assert read_replay(tmp_path / replay_of(out).name).lines[0]["seed"] == seeds[-1]
     assert seeds[0] != seeds[1]

@@ -21,8 +21,8 @@ from arena.games.gin_rummy import Phase, discard, parse_action
 from arena.games.registry import find_game
 from arena.hosting.connection import InProcessConnection
 from arena.referee.match import MatchConfig, Seat, play_match
-from arena.referee.replay import ReplayWriter, read_replay
 from arena.referee.settings import FaultPolicy
+from arena.replays.files import ReplayWriter, read_replay
 from arena.sdk import Bot, Decision, Reply
 
 CARD = re.compile(r"(?<![A-Za-z0-9])[A2-9TJQK][CDHS](?![A-Za-z0-9])")
@@ -78,7 +78,7 @@ def record_match(
     )
     seats = [Seat(InProcessConnection(bot), bot.name, "in-process") for bot in bots]
     play_match(config, seats, [ReplayWriter(path)])
-    return list(read_replay(path))  # with the seeds and decks revealed at the end
+    return list(read_replay(path).lines)  # with the seeds and decks revealed at the end
 
 
 @pytest.fixture(scope="module")
@@ -383,7 +383,7 @@ def rummy(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[str
     )  # fmt: skip
     assert status == 0
     (path,) = folder.glob("*.jsonl")
-    return path, list(read_replay(path))
+    return path, list(read_replay(path).lines)
 
 
 def test_a_rummy_seat_sees_its_decisions_and_the_others_events(

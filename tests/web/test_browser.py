@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 
 from arena.games.registry import find_game
-from arena.referee.records import Record
-from arena.referee.replay import read_records
-from arena.toolkit.seat_view import dealt_hands
+from arena.replays.files import read_replay
+from arena.replays.records import Record
+from arena.replays.seat_view import dealt_hands
 from tests.web.conftest import ARENA, HOSTILE, Ladders, serving
 
 sync_api = pytest.importorskip(
@@ -181,7 +181,7 @@ def replay_of(db: Path, match_id: int) -> list[Record]:
         path = connection.execute(
             "SELECT replay FROM matches WHERE id = ?", (match_id,)
         ).fetchone()[0]
-    return read_records(Path(path))
+    return read_replay(Path(path)).records
 
 
 def shown(page: Any, seat: int) -> list[str]:

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from arena.referee.replay import read_replay
+from arena.replays.files import read_replay
 from arena.web import SECURITY_HEADERS, create_app, open_ladders
 from tests.web.conftest import HOSTILE, Ladders
 
@@ -188,7 +188,7 @@ def test_match_page_and_replay(client: TestClient, ladders: Ladders) -> None:
     assert kinds.count("deal") == 3 and kinds.count("hand_end") == 3  # 3 one-hand games
     assert kinds[-1] == "match_end"
     path = Path(rows(ladders.gin, "SELECT replay FROM matches WHERE id = ?", match_id)[0][0])
-    records = list(read_replay(path))  # decks come back from the closing reveal
+    records = list(read_replay(path).lines)  # decks come back from the closing reveal
     deals = [r for r in records if r["type"] == "deal"]
     first = replay["steps"][kinds.index("deal")]["state"]
     # Gin's deal: the non-dealer gets deck cards 0, 2, .., 18, the dealer 1, 3, .., 19.

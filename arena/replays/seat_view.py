@@ -19,11 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.games.base import GameError
 from arena.games.registry import find_game
 from arena.proto import bot_pb2 as pb
-from arena.protocol import codec_for
-from arena.referee.records import (
+from arena.protocol.table import Table
+from arena.replays.engine import Disagreement, EngineReplay, FinishedHand, GameLookup, game_of
+from arena.replays.files import ReplayError, read_replay
+from arena.replays.records import (
     ActionRecord,
     DealRecord,
     FaultRecordLine,
@@ -34,15 +35,6 @@ from arena.referee.records import (
     MatchHeader,
     Record,
 )
-from arena.referee.replay import (
-    GameLookup,
-    ReplayError,
-    game_of,
-    header_of,
-    read_records,
-    table_for_game,
-)
-from arena.toolkit.errors import ToolkitError
 
 __all__ = [
     "Deal",
@@ -57,7 +49,7 @@ __all__ = [
 _KIND = pb.Event.Kind
 
 
-class SelectionError(ToolkitError):
+class SelectionError(ReplayError):
     """A seat, game or hand the replay does not have."""
 
 
@@ -117,10 +109,10 @@ def seat_view(
     """The lines of ``seat``'s view of the replay at ``path`` (only game ``game``,
     only hand ``hand`` of each game, when given).  ``SelectionError`` for a seat, game
     or hand the replay lacks; ``ReplayError`` when the engine disagrees with it."""
-    records = read_records(path)
-    header = header_of(path, records)
+    replay = read_replay(path)
+    records, header = replay.records, replay.header
     check_selection(path, records, seat, game, hand)
-    spec = game_of(path, header, find)
+    spec = game_of(header, find, f"{path}:1: ")
     view = _View(path, header, spec, seat, game, hand)
     yield from view.header()
     for line, record in enumerate(records[1:], start=2):
@@ -147,28 +139,19 @@ def dealt_hands(
         spec = find(header.game_id)
     except LookupError:
         return {}
-    codec = codec_for(spec.id)
+    engine = EngineReplay(spec, header)
     seats = len(header.players)
     deals: dict[tuple[int, int], Deal] = {}
-    table: Any = None
-    number = -1
-    for record in records[1:]:
-        if isinstance(record, GameStartRecord):
-            number = record.game
-            # No seed: the replay stops before its reveal (a match still going on).
-            table = None if record.seed is None else table_for_game(spec, header, record)
-        elif table is None:
-            continue
-        elif isinstance(record, DealRecord):
-            table.hand_started()
+    for line, record in enumerate(records[1:], start=2):
+        try:
+            engine.feed(line, record)
+        except Disagreement:
+            continue  # a game without its seed yet (a match still going on), or refused
+        table, number = engine.table, engine.game
+        if table is not None and isinstance(record, DealRecord):
             upcard = table.event_to_proto(table.game.hand.events[0]).card
             hands = [list(table.hand_start(seat, number).hand) for seat in range(seats)]
             deals[number, table.hand_number] = Deal(hands, upcard)
-        elif isinstance(record, ActionRecord):
-            try:
-                table.apply(codec.parse_action(record.action), record.seat)
-            except (GameError, ValueError):
-                table = None
     return deals
 
 
@@ -184,8 +167,7 @@ class _View:
     ) -> None:
         self.path = path
         self.header_record = header
-        self.spec = spec
-        self.codec = codec_for(spec.id)
+        self.engine = EngineReplay(spec, header)
         self.seat = seat
         self.only_game = game
         self.only_hand = hand
@@ -193,7 +175,6 @@ class _View:
         self.labels = [
             "you" if index == seat else label for index, label in enumerate(seat_labels(names))
         ]
-        self.table: Any = None  # None while skipping a game that is not selected
         self.number = -1  # the game being re-played
         self.hand: Any = None  # the engine's hand being shown (kept after it ends)
         self.shown = False  # is the current hand selected?
@@ -224,7 +205,7 @@ class _View:
             yield from self.faults  # no replacement follows: the seat forfeited
             self.faults = []
         if isinstance(record, GameStartRecord):
-            yield from self.start_game(record)
+            yield from self.start_game(line, record)
         elif isinstance(record, FaultRecordLine):
             if record.seat == self.seat and (self.shown or record.game < 0):
                 # Shown after the decision it concerns, when a replacement follows.
@@ -250,27 +231,40 @@ class _View:
             winner = "nobody" if record.winner is None else self.who(record.winner)
             if self.only_hand is None or self.shown:
                 yield f"game {record.game + 1} over ({record.reason}): scores {list(record.scores)}, winner {winner}"
-            self.table = None
+            self.engine.table = None
 
-    def start_game(self, record: GameStartRecord) -> Iterator[str]:
+    @property
+    def live_table(self) -> Table:
+        table = self.engine.table
+        assert table is not None  # asked only inside a game the walk follows
+        return table
+
+    @property
+    def table(self) -> Table | None:
+        """The game being re-played; None while skipping a game that is not selected."""
+        return self.engine.table
+
+    def feed(self, line: int, record: Record, follow: bool = True) -> list[FinishedHand]:
+        try:
+            return self.engine.feed(line, record, follow=follow)
+        except Disagreement as problem:
+            raise self.disagree(line, problem.message) from None
+
+    def start_game(self, line: int, record: GameStartRecord) -> Iterator[str]:
         self.number = record.game
-        self.table = None
         self.shown = False
-        if self.only_game is not None and self.number != self.only_game:
+        selected = self.only_game is None or self.number == self.only_game
+        self.feed(line, record, follow=selected)
+        if not selected:
             return
-        self.table = table_for_game(self.spec, self.header_record, record)
         self.ends = []
         yield ""
         yield f"game {self.number + 1} (seed {record.seed})"
 
     def deal(self, line: int, record: DealRecord) -> Iterator[str]:
+        self.feed(line, record)
         table = self.table
-        table.hand_started()
-        if table.hand_number != record.hand:
-            raise self.disagree(
-                line,
-                f"the replay deals hand {record.hand + 1}, the engine hand {table.hand_number + 1}",
-            )
+        assert table is not None
         self.hand = table.game.hand
         self.printed = 0
         self.shown = self.only_hand is None or record.hand == self.only_hand
@@ -285,8 +279,9 @@ class _View:
 
     def action(self, line: int, record: ActionRecord) -> Iterator[str]:
         table = self.table
+        assert table is not None
         actor = record.seat
-        if table.current_seat() != actor:
+        if table.current_seat() != actor:  # before the seat's request is built from it
             raise self.disagree(
                 line, f"seat {actor} acts, but the engine waits for seat {table.current_seat()}"
             )
@@ -298,13 +293,7 @@ class _View:
                 yield from self.decision(request)
             yield from self.faults
             self.faults = []
-        try:
-            table.apply(self.codec.parse_action(record.action), actor)
-        except (GameError, ValueError) as error:
-            raise self.disagree(
-                line, f"the engine rejects {record.action!r} by seat {actor}: {error}"
-            ) from None
-        self.ends += [end for end, _ in table.finished_hands(self.number)]
+        self.ends += [hand.end for hand in self.feed(line, record)]
         before, self.holding = self.holding, self.current_holding()
         gained = self.holding - before
         if request is not None and self.shown:
@@ -321,7 +310,7 @@ class _View:
 
     def current_holding(self) -> Counter[str]:
         message = pb.Observation()
-        self.table.observation_to_proto(self.hand.observation(self.seat), self.number, message)
+        self.live_table.observation_to_proto(self.hand.observation(self.seat), self.number, message)
         return Counter(message.hand)
 
     def events(self, acting: int | None, gained: Counter[str] | None = None) -> Iterator[str]:
@@ -330,7 +319,7 @@ class _View:
         new = self.hand.events[self.printed :]
         self.printed = len(self.hand.events)
         for event in new:
-            message = self.table.event_to_proto(event)
+            message = self.live_table.event_to_proto(event)
             if message.kind == _KIND.KIND_HAND_OVER:
                 continue  # the hand end follows, with the reveal
             if acting == self.seat and message.seat == self.seat:
