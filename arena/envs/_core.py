@@ -12,6 +12,7 @@ import numpy as np
 import numpy.typing as npt
 
 from arena.cards import derive_seed
+from arena.errors import ArenaError
 from arena.games.base import IllegalActionError
 
 __all__ = [
@@ -28,7 +29,7 @@ FloatArray = npt.NDArray[np.float32]
 MaskArray = npt.NDArray[np.int8]
 
 
-class EnvConfigError(ValueError):
+class EnvConfigError(ArenaError, ValueError):
     """A preset, option, seat count or opponent the environment does not have (raised
     when the environment is made, before any reset; the message names the valid ones)."""
 
