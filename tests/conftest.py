@@ -27,8 +27,9 @@ def pytest_configure(config: pytest.Config) -> None:
 #: and ``ARENA_REQUIRE_TOOLS=chromium,go,...`` the tools (CI sets both).  A test that
 #: would skip for want of one of them, its reason tagged ``[bwrap]``, ``[landlock]``,
 #: ``[chromium]``, ``[go]``, ``[cpp]``, ``[node]``, ``[openspiel]``, ``[dask]``,
-#: ``[learn]``, ``[rlcard]`` or ``[dev]``, fails instead: a guard whose mechanism broke, or a tool CI failed to
-#: install, must not turn its tests into skips while the suite stays green.
+#: ``[learn]``, ``[rlcard]`` or ``[dev]``, fails instead: a guard whose mechanism
+#: broke, or a tool CI failed to install, must not turn its tests into skips while the
+#: suite stays green.
 REQUIRED_ENV = ("ARENA_REQUIRE_SANDBOX", "ARENA_REQUIRE_TOOLS")
 
 
