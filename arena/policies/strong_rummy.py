@@ -10,11 +10,12 @@ Gin meld search: sets of 3-4 of a rank, runs of 3+ of a suit, ace low):
 - **Draw**: take the top of the pile when the best hand it leaves (after the best
   discard) beats the hand expected from a blind draw from the stock (averaged over
   the cards this seat has not seen); a wild card is always taken.
-- **Play**: swap a wild card back whenever possible; lay down the meld that leaves
-  the best hand (every meld that is part of a best arrangement, largest first);
+- **Play**: swap a wild card back whenever possible; hold melds back (on the
+  table they only give the others somewhere to lay off) until the hand can go out
+  in this turn or another player is down to four cards, then lay down the meld
+  that leaves the best hand (a meld of a best arrangement, the largest first);
   lay off every card that is not worth more in the hand (highest first), wild
-  cards only to go out.  Laying down at once is deliberate: with standard scoring
-  every card on the table is a penalty that cannot be charged.
+  cards only to go out.
 - **Discard**: the card whose loss leaves the best expected hand after the next
   draw, plus a charge for feeding the next player: a card that fits a meld on the
   table, a card that melds with what he took from the pile, and (less) a card near
@@ -307,9 +308,16 @@ def _wild_faces(observation: RummyObservation) -> int:
 
 
 class StrongRummyPolicy:
-    """The strong Basic Rummy player (see the module docstring), one per seat and game."""
+    """The strong Basic Rummy player (see the module docstring), one per seat and game.
 
-    def __init__(self) -> None:
+    ``hold``: the others' closeness to going out (0: none has 4 cards or fewer, 0.5:
+    one has, 1: one has 2 or fewer) from which melds are laid down before the turn
+    that goes out.  Measured as one against three ``greedy-rummy`` (4 seats, 100
+    deals, seats rotated): 0 (lay down at once) won 41.7% of 600 games, 0.5 won
+    48.5% of 400, 1.0 won 31.0% of 400."""
+
+    def __init__(self, hold: float = 0.5) -> None:
+        self.hold = hold
         self.memory = _Memory()
         self.wild_faces = 0  # deuces, once the table shows they are wild
 
@@ -332,12 +340,21 @@ class StrongRummyPolicy:
             if isinstance(action, SwapJoker):
                 return action
         melds = [action for action in legal if isinstance(action, LayMeld)]
-        if melds:
+        if melds and (view.pressure >= self.hold or self._can_go_out(view)):
             return self._meld(melds, view)
         layoff = self._layoff(legal, view)
         if layoff is not None:
             return layoff
         return self._discard(observation, legal, view)
+
+    @staticmethod
+    def _can_go_out(view: _View) -> bool:
+        """Whether the hand can be emptied this turn: every card but one melds or
+        lays off (wild cards aside)."""
+        hand = view.hand
+        return (
+            any(view.value(hand & ~(1 << i)) == 0 for i in _indices(hand)) or view.value(hand) == 0
+        )
 
     # -- draw ----------------------------------------------------------------
 
