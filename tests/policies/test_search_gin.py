@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import random
 import statistics
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -277,3 +280,26 @@ def test_registered_and_playable_as_arena_match_search_simple(
     out = capsys.readouterr().out
     assert status == 0, out
     assert "search vs simple" in out
+
+
+@pytest.mark.slow
+def test_the_reference_bots_benchmark_runs_to_its_table(tmp_path: Path) -> None:
+    """``benchmarks/bench_reference_bots.py`` on a tiny workload (a subprocess)."""
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_reference_bots.py"
+    args = ["--games", "2", "--hands", "4", "--rummy-games", "8", "--workers", "1"]
+    args += ["--presets", "standard", "--opponents", "simple", "--playouts", "20"]
+    done = subprocess.run(
+        [sys.executable, str(script), *args],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    for row in (
+        "| search       | simple",
+        "OpenSpiel simple",
+        "3 x greedy-rummy",
+        "5 x greedy-rummy",
+    ):
+        assert row in done.stdout, done.stdout

@@ -44,8 +44,8 @@ def test_every_decision_is_legal(preset: str) -> None:
     rules = PRESETS[preset]
     checked = 0
     for seats in (2, 3, 4, 5, 6):
-        checked += sum(play_hand(rules, seats, seed) for seed in range(60))
-    assert checked > 3000
+        checked += sum(play_hand(rules, seats, seed) for seed in range(40))
+    assert checked > 2000
 
 
 def test_the_table_s_openings_include_chains() -> None:
