@@ -48,7 +48,7 @@ import json, statistics, sys, tempfile, time
 from pathlib import Path
 from arena.hosting.launcher import LaunchSettings
 from arena.plugins import load_plugins
-from arena.plugins.hosted import host_bots
+from arena.plugins.bot_references import host_bots
 from arena.referee.match import MatchConfig, Seat, play_match
 level, reference, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
 plugins = load_plugins((), autoload=False)

@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from arena.cli.common import (
+from arena.cli.bot_options import (
     add_manifest_option,
     add_plugin_options,
     manifest_catalog,

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from arena.cli.common import (
+from arena.cli.bot_options import (
     add_manifest_option,
     add_plugin_options,
     add_sandbox_option,
@@ -20,15 +20,15 @@ from arena.cli.common import (
     resolve_bots,
     time_control_from_args,
 )
-from arena.referee.seeds import seed_or_fresh
-from arena.referee.settings import SettingsError
-from arena.toolkit.check import (
+from arena.conformance.check import (
     CheckResult,
     CheckSettings,
     format_result,
     run_check,
     summary_line,
 )
+from arena.referee.seeds import seed_or_fresh
+from arena.referee.settings import SettingsError
 
 __all__ = ["register"]
 

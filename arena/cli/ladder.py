@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from arena.cli.common import add_manifest_option, manifest_catalog
+from arena.cli.bot_options import add_manifest_option, manifest_catalog
 from arena.cli.match_report import plural
 from arena.ladder import LadderConfig, LadderError, load_ladder_config, run_ladder
 from arena.ladder.config import BotEntry
@@ -19,7 +19,7 @@ from arena.ladder.deals import new_deal_secret, predictable_deals_note
 from arena.ladder.progress import fault_where, score_text
 from arena.ladder.replay_folder import claim_replay_folder
 from arena.plugins import load_plugins
-from arena.plugins.hosted import refuse_registered, resolve_bot
+from arena.plugins.bot_references import refuse_registered, resolve_bot
 from arena.ratings import DEFAULT_ENV
 from arena.storage import LadderStore
 from arena.storage.ladder_store import ACTIVE

@@ -15,12 +15,18 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from arena.cli.common import (
+from arena.cli.bot_options import (
     add_manifest_option,
     add_plugin_options,
     host_for_game,
     plugins_from_args,
     resolve_bots,
+)
+from arena.cli.human import (
+    HumanConnection,
+    HumanPlayer,
+    SeatClock,
+    human_time_control,
 )
 from arena.cli.match_report import plural
 from arena.hosting.launcher import LaunchSettings
@@ -29,12 +35,6 @@ from arena.privatefiles import private_folder
 from arena.referee.match import MatchConfig, Seat, play_match
 from arena.referee.seeds import seed_or_fresh
 from arena.referee.settings import SettingsError, TimeControl
-from arena.toolkit.play import (
-    HumanConnection,
-    HumanPlayer,
-    SeatClock,
-    human_time_control,
-)
 
 __all__ = ["register"]
 

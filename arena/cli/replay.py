@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from arena.cli.common import add_plugin_options, plugins_from_args
+from arena.cli.bot_options import add_plugin_options, plugins_from_args
 from arena.protocol.commitment import RevealCheck
 from arena.replays.files import ReplayError, read_replay
 from arena.replays.records import (

@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from arena.cli.common import add_plugin_options, plugins_from_args
+from arena.cli.bot_options import add_plugin_options, plugins_from_args
 from arena.cli.submit import add_submission_options, submission_service
 
 __all__ = ["register"]

@@ -25,7 +25,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from arena.cli.common import (
+from arena.cli.bot_options import (
     add_manifest_option,
     add_plugin_options,
     add_sandbox_option,

@@ -27,7 +27,7 @@ from pathlib import Path
 from arena.hosting.faults import SeatStatus
 from arena.hosting.launcher import HostedBot, LaunchSettings
 from arena.plugins import PluginSet
-from arena.plugins.hosted import host_bots
+from arena.plugins.bot_references import host_bots
 from arena.referee.results import MatchResult
 
 __all__ = ["MAX_IDLE", "WarmBots", "warm_run_dir"]

@@ -20,7 +20,7 @@ from arena.hosting.launcher import HostedBot, LaunchSettings
 from arena.ladder.jobs import Errored, MatchJob, Played
 from arena.ladder.warm import WarmBots, warm_run_dir
 from arena.plugins import MatchContext, PluginSet, load_plugins
-from arena.plugins.hosted import host_bots, seat_problem
+from arena.plugins.bot_references import host_bots, seat_problem
 from arena.privatefiles import private_folder
 from arena.referee.match import MatchConfig, Seat, play_match
 from arena.referee.results import MatchResult

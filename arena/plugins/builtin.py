@@ -9,7 +9,7 @@ from arena.games.registry import builtin_games
 from arena.plugins.display import VerbosePrinter
 from arena.plugins.hookspecs import hookimpl
 from arena.plugins.registrations import GameRegistration, MatchContext
-from arena.protocol.families import codec_for
+from arena.protocol.codecs import codec_for
 from arena.referee.observers import MatchObserver
 from arena.replays.files import ReplayWriter
 

@@ -25,7 +25,7 @@ from arena.hosting.errors import UnknownBotError
 from arena.plugins import builtin, hookspecs
 from arena.plugins.hookspecs import PROJECT
 from arena.plugins.registrations import BotRegistration, GameRegistration, MatchContext
-from arena.protocol.families import register_codec
+from arena.protocol.codecs import register_codec
 from arena.referee.observers import MatchObserver
 from arena.referee.results import MatchResult
 from arena.replays.records import ActionRecord, HandEndRecord, MatchEndRecord, MatchHeader, Record

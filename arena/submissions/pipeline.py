@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.archives import ArchiveError, UnpackLimits, check_tree, unpack
+from arena.conformance.check import CheckSettings, run_check
 from arena.errors import ArenaError
 from arena.hosting.allowlist import SYSTEM_DIRS
 from arena.hosting.errors import HostingError
@@ -43,7 +44,6 @@ from arena.submissions.cleanup import remove_tree
 from arena.submissions.layout import DataLayout
 from arena.submissions.report import ArchiveFacts, SubmissionReport
 from arena.submissions.stored import PACKED, pack_tree, unpack_packed
-from arena.toolkit.check import CheckSettings, run_check
 
 __all__ = ["CheckOptions", "Rejected", "check_submission"]
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from arena.conformance.report import CheckReport
 from arena.submissions.build import BuildResult
-from arena.toolkit.check_report import CheckReport
 
 __all__ = ["ArchiveFacts", "SubmissionReport"]
 

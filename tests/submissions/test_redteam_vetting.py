@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.conformance.report import CheckReport
 from arena.hosting.errors import ManifestError
 from arena.hosting.manifest import (
     MAX_MANIFEST_BYTES,
@@ -36,7 +37,6 @@ from arena.submissions import pipeline
 from arena.submissions.build import BuildResult
 from arena.submissions.layout import DataLayout
 from arena.submissions.stored import PACKED, StoredVersionError, open_version, sha256_of
-from arena.toolkit.check_report import CheckReport
 from tests.submissions.conftest import add_author, tar_gz
 
 GOOD = 'name = "mybot"\ncommand = ["sh", "run.sh"]\n'

@@ -22,12 +22,12 @@ import pytest
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from arena.cli.main import main
+from arena.conformance.check import CheckReport, CheckSettings, Status, run_check
 from arena.plugins import PluginSet, load_plugins
 from arena.proto import bot_pb2 as pb
 from arena.proto import bot_pb2_grpc as pb_grpc
 from arena.referee.settings import TimeControl
 from arena.testing.broken_bots import write_manifest
-from arena.toolkit.check import CheckReport, CheckSettings, Status, run_check
 
 ROOT = Path(__file__).resolve().parents[2]
 JS_KIT = ROOT / "sample_bots" / "js"

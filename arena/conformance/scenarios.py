@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.cards import CardSet
+from arena.conformance.scripted import ScriptedOpponent
 from arena.games import gin_rummy as gin
 from arena.games import rummy
 from arena.games.gin_rummy.scenario import deck_order as gin_deck_order
@@ -30,7 +31,6 @@ from arena.games.rummy.scenario import deck_order as rummy_deck_order
 from arena.games.spec import GameSpec
 from arena.proto import bot_pb2 as pb
 from arena.protocol import codec_for
-from arena.toolkit.scripted import ScriptedOpponent
 
 __all__ = ["Asked", "Scenario", "Transcript", "gin_scenarios", "rummy_scenarios", "scenario_spec"]
 

@@ -20,7 +20,7 @@ from arena.hosting.launcher import HostedBot, LaunchSettings, start_bots
 from arena.hosting.lookup import BOT_MANIFEST, ManifestCatalog, is_address, looks_like_path
 from arena.plugins.manager import PluginSet, UnknownBotError
 from arena.plugins.serve_bot import command_for
-from arena.protocol.families import plays_game
+from arena.protocol.codecs import plays_game
 
 __all__ = [
     "BotRefusedError",

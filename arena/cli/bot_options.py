@@ -8,7 +8,7 @@ from pathlib import Path
 
 from arena.hosting.lookup import MANIFESTS_ENV, ManifestCatalog, manifest_folders
 from arena.plugins import PluginSet, load_plugins
-from arena.plugins.hosted import host_bots, host_for_game, resolve_bot
+from arena.plugins.bot_references import host_bots, host_for_game, resolve_bot
 from arena.referee.settings import TimeControl
 
 __all__ = [

@@ -19,6 +19,7 @@ import pytest
 
 from arena.bots import RandomBot
 from arena.cards import Card
+from arena.cli.human import HumanConnection, HumanPlayer, SeatClock, human_time_control
 from arena.cli.main import main
 from arena.games import gin_rummy as gin
 from arena.games.gin_rummy.scenario import deck_order
@@ -30,7 +31,6 @@ from arena.referee.match import MatchConfig, Seat, play_match
 from arena.referee.settings import TimeControl
 from arena.replays.files import read_replay
 from arena.sdk import Bot, Decision
-from arena.toolkit.play import HumanConnection, HumanPlayer, SeatClock, human_time_control
 
 ARENA = Path(sys.executable).parent / "arena"
 

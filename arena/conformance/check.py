@@ -8,7 +8,7 @@ Named checks, each passing or failing with a hint on how to fix a failure:
 - ``version-mismatch``: a handshake offering protocol version 2 is refused with
   ``FAILED_PRECONDITION`` (and the bot keeps serving);
 - ``GAME SCENARIO``: for each rule set the bot plays, hand-built deals against a
-  scripted opponent (``arena.toolkit.scenarios``) so that every kind of decision
+  scripted opponent (``arena.conformance.scenarios``) so that every kind of decision
   arises: the first upcard as non-dealer and as dealer, gin and knock offered on
   the first turn, a defence with layoffs, the end of the stock, the last discard;
   melds, layoffs, going out and wild-card swaps in Basic Rummy.  Every answer must
@@ -36,20 +36,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from arena.bots import RandomBot
-from arena.games.gin_rummy import STANDARD
-from arena.games.spec import GameSpec
-from arena.hosting.connection import BotConnection, InProcessConnection
-from arena.hosting.faults import SeatStatus
-from arena.hosting.launcher import HostedBot, LaunchSettings, UnstartableBotError
-from arena.hosting.lookup import is_address
-from arena.hosting.probe import health_status, probe_handshake
-from arena.plugins import PluginSet
-from arena.plugins.hosted import host_bots
-from arena.proto import bot_pb2 as pb
-from arena.protocol import PROTOCOL_VERSION, plays_game
-from arena.referee.match import MatchConfig, Seat, play_match
-from arena.referee.results import FaultRecord, MatchResult
-from arena.toolkit.check_report import (
+from arena.conformance.report import (
     CheckReport,
     CheckResult,
     CheckSettings,
@@ -58,8 +45,7 @@ from arena.toolkit.check_report import (
     iter_lines,
     summary_line,
 )
-from arena.toolkit.errors import ToolkitError
-from arena.toolkit.scenarios import (
+from arena.conformance.scenarios import (
     Asked,
     Scenario,
     Transcript,
@@ -67,9 +53,29 @@ from arena.toolkit.scenarios import (
     rummy_scenarios,
     scenario_spec,
 )
+from arena.errors import ArenaError
+from arena.games.gin_rummy import STANDARD
+from arena.games.spec import GameSpec
+from arena.hosting.connection import BotConnection, InProcessConnection
+from arena.hosting.faults import SeatStatus
+from arena.hosting.launcher import HostedBot, LaunchSettings, UnstartableBotError
+from arena.hosting.lookup import is_address
+from arena.hosting.probe import health_status, probe_handshake
+from arena.plugins import PluginSet
+from arena.plugins.bot_references import host_bots
+from arena.proto import bot_pb2 as pb
+from arena.protocol import PROTOCOL_VERSION, plays_game
+from arena.referee.match import MatchConfig, Seat, play_match
+from arena.referee.results import FaultRecord, MatchResult
+
+
+class CheckError(ArenaError, ValueError):
+    """Bad input to the check (an unknown ``--game``): the caller's to fix."""
+
 
 __all__ = [
     "LAST_DISCARD_PROBE",
+    "CheckError",
     "CheckReport",
     "CheckResult",
     "CheckSettings",
@@ -591,7 +597,7 @@ def run_check(
     registered = sorted(plugins.games)
     unknown = [item for item in settings.only if not any(_selected([item], g) for g in registered)]
     if unknown:
-        raise ToolkitError(
+        raise CheckError(
             f"--game {', '.join(unknown)}: no such registered game or family "
             f"(registered: {', '.join(registered)})"
         )
