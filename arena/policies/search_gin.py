@@ -51,7 +51,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from arena.cards import Card, CardSet, best_arrangement, deadwood_of_mask
+from arena.cards import Card, CardSet, Meld, MeldKind, best_arrangement, deadwood_of_mask
 from arena.games.gin_rummy import (
     DRAW_DISCARD,
     DRAW_STOCK,
@@ -71,6 +71,7 @@ __all__ = [
     "SearchPolicy",
     "SearchStats",
     "World",
+    "arrangements",
     "sample_world",
     "unseen_mask",
 ]
@@ -121,7 +122,7 @@ class SearchParams:
     decision's time (the best candidate so far is answered when it passes);
     ``candidates``: discards searched (the best by deadwood left)."""
 
-    playouts: int = 240
+    playouts: int = 480
     max_ms: float = 600.0
     candidates: int = 2
 
@@ -290,11 +291,14 @@ def _extensions(is_set: bool, meld: int, hand: int) -> list[int]:
     return [(lo | hi) << shift for lo in below for hi in above]
 
 
-def _defender_deadwood(knocker: int, defender: int) -> int:
-    """The defender's least deadwood after laying off on the knocker's melds."""
+def _defender_deadwood(
+    knocker: int, defender: int, melds: Sequence[tuple[bool, int]] | None = None
+) -> int:
+    """The defender's least deadwood after laying off on the knocker's melds
+    (``melds``, or the engine's best arrangement of ``knocker``)."""
     best = deadwood_of_mask(defender)
     options: list[int] = [0]
-    for is_set, meld in _melds_of(knocker):
+    for is_set, meld in _melds_of(knocker) if melds is None else melds:
         exts = _extensions(is_set, meld, defender)
         if len(exts) > 1:
             options = [o | e for o in options for e in exts if not o & e]
@@ -314,8 +318,14 @@ class _Scoring:
     factor: int  # 2 when Oklahoma doubles the hand
 
 
-def _score_knock(knocker: int, hands: list[int], scoring: _Scoring) -> int:
-    """Points of the hand for seat 0 (negative: seat 1 scores) after ``knocker`` knocks."""
+def _score_knock(
+    knocker: int,
+    hands: list[int],
+    scoring: _Scoring,
+    melds: Sequence[tuple[bool, int]] | None = None,
+) -> int:
+    """Points of the hand for seat 0 (negative: seat 1 scores) after ``knocker`` knocks
+    (laying down ``melds``, or the engine's best arrangement)."""
     mine = hands[knocker]
     other = hands[1 - knocker]
     dead = deadwood_of_mask(mine)
@@ -323,7 +333,7 @@ def _score_knock(knocker: int, hands: list[int], scoring: _Scoring) -> int:
         points = deadwood_of_mask(other) + scoring.gin_bonus
         winner = knocker
     else:
-        defence = _defender_deadwood(mine, other)
+        defence = _defender_deadwood(mine, other, melds)
         if defence <= dead:
             points = dead - defence + scoring.undercut_bonus
             winner = 1 - knocker
@@ -332,6 +342,57 @@ def _score_knock(knocker: int, hands: list[int], scoring: _Scoring) -> int:
             winner = knocker
     points *= scoring.factor
     return points if winner == 0 else -points
+
+
+def _all_melds(mask: int) -> list[tuple[bool, int]]:
+    """Every meld within ``mask``: sets of 3 and 4 of a rank, runs of 3 or more."""
+    melds: list[tuple[bool, int]] = []
+    for rank in range(13):
+        held = _RANK_BITS[rank] & mask
+        if held.bit_count() >= 3:
+            melds.append((True, held))
+            if held.bit_count() == 4:
+                rest = held
+                while rest:
+                    low = rest & -rest
+                    melds.append((True, held ^ low))
+                    rest ^= low
+    for suit in range(4):
+        cards = mask >> 13 * suit & _SUIT
+        for start in range(11):
+            length = 0
+            while start + length < 13 and cards >> (start + length) & 1:
+                length += 1
+            for size in range(3, length + 1):
+                melds.append((False, ((1 << size) - 1) << (13 * suit + start)))
+    return melds
+
+
+def arrangements(hand: int, limit: int = 24) -> list[list[tuple[bool, int]]]:
+    """Up to ``limit`` ways to meld ``hand`` (a mask) with its least deadwood, each a
+    list of (is a set, mask): the knocker's choices of what to lay down."""
+    melds = _all_melds(hand)
+    values = [sum(_VALUE[i] for i in _indices(meld)) for _, meld in melds]
+    needed = sum(_VALUE[i] for i in _indices(hand)) - deadwood_of_mask(hand)
+    found: list[list[tuple[bool, int]]] = []
+    chosen: list[tuple[bool, int]] = []
+
+    def extend(start: int, used: int, covered: int) -> None:
+        if covered == needed:
+            found.append(list(chosen))
+            return
+        for j in range(start, len(melds)):
+            if len(found) >= limit:
+                return
+            meld = melds[j][1]
+            if meld & used or covered + values[j] > needed:
+                continue
+            chosen.append(melds[j])
+            extend(j + 1, used | meld, covered + values[j])
+            chosen.pop()
+
+    extend(0, 0, 0)
+    return found
 
 
 def _best_discard(hand: int, forbidden: int) -> tuple[int, int]:
@@ -519,6 +580,7 @@ class _Prior:
 
 _SWITCH_Z: Final = 1.0  # standard errors by which a candidate must beat the prior's
 _MIN_WORLDS: Final = 8  # fewer worlds tell too little to overrule the prior
+_LAY_DOWN_WORLDS: Final = 32  # sampled hands that choose a knock's melds
 
 
 @dataclass(slots=True)
@@ -616,9 +678,57 @@ class SearchPolicy:
             return DRAW_DISCARD if self._prior_takes(observation, prior) else refuse
         else:
             candidates = self._discard_candidates(observation, legal, prior)
+            first = candidates[0]
+            if isinstance(first, Knock) and deadwood_of_mask(
+                observation.hand.mask & ~first.card.mask
+            ):
+                candidates[0] = self._lay_down(observation, first, weights, rng)
         if len(candidates) == 1:
             return candidates[0]
         return self._search(observation, candidates, weights, rng)
+
+    def _lay_down(
+        self,
+        observation: GinObservation,
+        knock: Knock,
+        weights: dict[int, float],
+        rng: random.Random,
+    ) -> Knock:
+        """The knock's melds: of the arrangements with the least deadwood, the one
+        that scores best against the opponent's sampled hands (his layoffs on each
+        arrangement played exactly)."""
+        rest = observation.hand.mask & ~knock.card.mask
+        options = arrangements(rest)
+        if len(options) < 2:
+            return knock
+        me = observation.seat
+        scoring = self._scoring(observation)
+        sign = 1 if me == 0 else -1
+        worlds = [sample_world(observation, weights, rng) for _ in range(_LAY_DOWN_WORLDS)]
+        hands = [0, 0]
+        hands[me] = rest
+        best: tuple[float, int] | None = None
+        for number, melds in enumerate(options):
+            total = 0.0
+            for world in worlds:
+                hands[1 - me] = world.opponent
+                total += sign * _score_knock(me, hands, scoring, melds)
+            if best is None or total > best[0]:
+                best = (total, number)
+        assert best is not None
+        chosen = options[best[1]]
+        kinds = {True: MeldKind.SET, False: MeldKind.RUN}
+        return Knock(
+            knock.card, tuple(Meld(CardSet(mask), kinds[is_set]) for is_set, mask in chosen)
+        )
+
+    def _scoring(self, observation: GinObservation) -> _Scoring:
+        return _Scoring(
+            observation.knock_limit,
+            self.gin_bonus,
+            self.undercut_bonus,
+            2 if observation.doubled else 1,
+        )
 
     @staticmethod
     def _prior_takes(observation: GinObservation, prior: _Prior) -> bool:
@@ -671,12 +781,7 @@ class SearchPolicy:
         clock = self.clock
         deadline = clock() + params.max_ms / 1000.0
         me = observation.seat
-        scoring = _Scoring(
-            observation.knock_limit,
-            self.gin_bonus,
-            self.undercut_bonus,
-            2 if observation.doubled else 1,
-        )
+        scoring = self._scoring(observation)
         stats = self.stats
         stats.candidates = list(candidates)
         stats.values = [[] for _ in candidates]
@@ -701,6 +806,10 @@ class SearchPolicy:
         return stats.chosen
 
 
+def _meld_masks(knock: Knock) -> list[tuple[bool, int]]:
+    return [(meld.kind is MeldKind.SET, meld.cards.mask) for meld in knock.melds]
+
+
 def _play_candidate(
     action: Action,
     observation: GinObservation,
@@ -719,7 +828,7 @@ def _play_candidate(
     opponent = 1 - me
     if isinstance(action, Knock):
         hands[me] = hand & ~action.card.mask
-        return _score_knock(me, hands, scoring)
+        return _score_knock(me, hands, scoring, _meld_masks(action))
     if isinstance(action, Discard):
         bit = action.card.mask
         hands[me] = hand ^ bit

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from arena.bots import BUILTIN_BOTS
 from arena.bots.reference import SearchBot, main
-from arena.cards import deadwood_of_mask
+from arena.cards import Arrangement, CardSet, deadwood_of_mask
 from arena.cli.main import main as arena_main
 from arena.games.gin_rummy import (
     CLASSIC,
@@ -36,6 +36,9 @@ from arena.policies.search_gin import (
     SearchParams,
     SearchPolicy,
     SearchStats,
+    _score_knock,
+    _Scoring,
+    arrangements,
     sample_world,
     unseen_mask,
 )
@@ -108,7 +111,9 @@ def test_the_sampler_never_deals_a_card_the_seat_knows_is_elsewhere(
 
 def play_hand(rules: GinRules, seed: int, params: SearchParams) -> int:
     """One hand, ``search`` against greedy (seats by seed); every search decision
-    must be in the referee's legal list.  Returns the decisions checked."""
+    must be in the referee's legal list, but for a knock's melds, which may be any
+    arrangement of least deadwood (the engine checks it when it is applied).
+    Returns the decisions checked."""
     rng = random.Random(seed)
     hand = GinHand.from_seed(rules, seed, dealer=seed % 2)
     me = (seed // 2) % 2
@@ -122,7 +127,14 @@ def play_hand(rules: GinRules, seed: int, params: SearchParams) -> int:
         action: Action
         if seat == me:
             action = policy(observation, legal, rng)
-            assert action in legal, f"seed {seed}: {action} not legal in {observation.phase}"
+            if isinstance(action, Knock):  # its melds may be another least-deadwood arrangement
+                same = [a for a in legal if isinstance(a, Knock) and a.card is action.card]
+                assert same, f"seed {seed}: no knock with {action.card}"
+                rest = observation.hand - CardSet.of([action.card])
+                arranged = Arrangement.of(rest, action.melds)  # raises if not valid
+                assert arranged.deadwood == deadwood_of_mask(rest.mask)
+            else:
+                assert action in legal, f"seed {seed}: {action} not legal in {observation.phase}"
             checked += 1
         else:
             action = greedy_gin(observation, legal, rng)
@@ -271,6 +283,7 @@ def test_the_serving_command_refuses_a_bad_budget_at_start(
     assert "playouts must be in 1..100000, got '0'" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # arena match probes the sandbox (a process) even in-process
 def test_registered_and_playable_as_arena_match_search_simple(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -303,3 +316,22 @@ def test_the_reference_bots_benchmark_runs_to_its_table(tmp_path: Path) -> None:
         "5 x greedy-rummy",
     ):
         assert row in done.stdout, done.stdout
+
+
+def test_a_knock_can_lay_down_the_arrangement_that_gives_fewest_layoffs() -> None:
+    """7C-7D-7H with 7S-8S-9S-TS, or the four sevens with 8S-9S-TS: the same
+    deadwood, but only the first lets a defender holding 6S lay it off."""
+    hand = CardSet.parse("7C 7D 7H 7S 8S 9S TS 2C 3D AH")
+    options = arrangements(hand.mask)
+    assert len(options) >= 2
+    defender = CardSet.parse("6S 5H 2D KC KD QH JH 4C 4D 9C").mask
+    scoring = _Scoring(10, 25, 25, 1)
+    by_sets = {
+        frozenset(str(CardSet(mask)) for is_set, mask in option if is_set): option
+        for option in options
+    }
+    four = by_sets[frozenset({"7C 7D 7H 7S"})]
+    three = by_sets[frozenset({"7C 7D 7H"})]
+    hands = [hand.mask, defender]
+    # Seat 0 knocks with deadwood 6; the defender's 6S goes on 7S-TS only.
+    assert _score_knock(0, hands, scoring, four) == _score_knock(0, hands, scoring, three) + 6

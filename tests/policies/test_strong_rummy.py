@@ -63,6 +63,7 @@ def test_the_table_s_openings_include_chains() -> None:
     assert Card.parse("KS").value == 10
 
 
+@pytest.mark.slow  # arena match probes the sandbox (a process) even in-process
 def test_registered_and_playable(capsys: pytest.CaptureFixture[str]) -> None:
     assert BUILTIN_BOTS["strong-rummy"] is StrongRummyBot
     args = ["strong-rummy", "greedy-rummy", "greedy-rummy", "greedy-rummy", "--game", "rummy"]
