@@ -33,10 +33,8 @@ GIN_PRESETS: Final[dict[str, GinRules]] = {
 ENCODINGS: Final = ("arena", "rlcard")
 RULE_NAMES: Final = tuple(f.name for f in fields(GinRules) if f.name != "name")
 
-SCALARS: Final = 15
-ARENA_OBS: Final = 11 * 52 + SCALARS  # ten mask planes, the pile order, the scalars
+ARENA_OBS: Final = enc.OBSERVATION_SIZE  # ten mask planes, the pile order, the scalars
 RLCARD_OBS: Final = (5, 52)
-_PHASES: Final = (Phase.FIRST_UPCARD, Phase.DRAW, Phase.DISCARD, Phase.DEFEND, Phase.LAST_DISCARD)
 
 
 def gin_rules(preset: str, options: dict[str, Any]) -> tuple[GinRules, EnvOptions]:
@@ -191,30 +189,14 @@ class GinCore:
     def extras(self, seat: int, out: FloatArray) -> None:
         """Write the non-mask part (the pile order and the scalars) into ``out``."""
         hand = self.game.hand
-        view = hand.visible(seat)
-        pile = view.discard_pile
-        count = len(pile)
-        base = 10 * 52
-        for position, card in enumerate(pile):
-            out[base + card.index] = (position + 1) / count
-        base += 52
-        phase = view.phase
-        for i, known in enumerate(_PHASES):
-            out[base + i] = phase is known
-        target = self.target
-        scores = hand.scores
-        knock = view.knock
-        out[base + 5 : base + SCALARS] = (
-            view.to_act == seat,
-            hand.dealer == seat,
-            view.stock_size / 31,
-            view.opponent_hand_size / 11,
-            hand.knock_limit / 10,
+        out[enc.PILE_ORDER_AT :] = enc.tail(
+            seat,
+            hand.visible(seat),
+            hand.dealer,
+            hand.knock_limit,
             hand.doubled,
-            min(scores[seat] / target, 1.0),
-            min(scores[1 - seat] / target, 1.0),
-            knock is not None and knock.seat == seat,
-            count / 31,
+            hand.scores,
+            self.target,
         )
 
     def observe(self, seat: int) -> FloatArray:

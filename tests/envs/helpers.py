@@ -37,7 +37,7 @@ def legal_ids(mask: np.ndarray[Any, Any]) -> list[int]:
 def play_random(env: Any, seed: int, rng: random.Random, max_steps: int = 100_000) -> list[int]:
     """Play one episode of a raw AEC env with random legal ids; the ids played."""
     env.reset(seed=seed)
-    played = []
+    played: list[int] = []
     for _ in range(max_steps):
         if all(env.terminations.values()):
             return played

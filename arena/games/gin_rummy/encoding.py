@@ -19,6 +19,7 @@ Two id spaces (docs/ENVS.md lists them id by id):
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from typing import Final
 
 from arena.cards import (
@@ -43,7 +44,13 @@ from arena.games.gin_rummy.actions import (
     discard,
 )
 from arena.games.gin_rummy.hand import GinHand
-from arena.games.gin_rummy.observation import Phase, VisibleState
+from arena.games.gin_rummy.observation import (
+    EventKind,
+    GinObservation,
+    Phase,
+    PublicEvent,
+    VisibleState,
+)
 
 __all__ = [
     "ACTIONS",
@@ -53,7 +60,9 @@ __all__ = [
     "DRAW_DISCARD_ID",
     "DRAW_STOCK_ID",
     "KNOCK_BASE",
+    "OBSERVATION_SIZE",
     "PASS_ID",
+    "PILE_ORDER_AT",
     "PLANES",
     "RLCARD_ACTIONS",
     "RL_DECLARE_DEAD",
@@ -62,14 +71,20 @@ __all__ = [
     "RL_GIN",
     "RL_KNOCK_BASE",
     "RL_PICK_UP",
+    "SCALARS",
+    "SCALARS_AT",
+    "OpponentMemory",
     "action_id",
     "arena_action",
     "legal_ids",
+    "observation_planes",
+    "observation_tail",
     "rlcard_action",
     "rlcard_card",
     "rlcard_legal_ids",
     "rlcard_mask",
     "rlcard_planes",
+    "tail",
     "view_planes",
 ]
 
@@ -98,6 +113,14 @@ PLANES: Final = (
     "unknown",
     "forbidden_discard",
 )
+
+#: The arena observation (docs/ENVS.md): the planes of ``PLANES`` (0/1), then the pile
+#: order (``(position + 1) / pile size`` by card), then ``SCALARS`` numbers.
+PILE_ORDER_AT: Final = 10 * 52
+SCALARS_AT: Final = 11 * 52
+SCALARS: Final = 15
+OBSERVATION_SIZE: Final = SCALARS_AT + SCALARS
+_PHASES: Final = (Phase.FIRST_UPCARD, Phase.DRAW, Phase.DISCARD, Phase.DEFEND, Phase.LAST_DISCARD)
 
 # -- the RLCard id space ---------------------------------------------------------------
 RL_DRAW: Final = 2
@@ -163,6 +186,109 @@ def view_planes(view: VisibleState, refused: int, discarded: int) -> tuple[int, 
         unmatched,
         unknown,
         0 if forbidden is None else 1 << forbidden.index,
+    )
+
+
+def tail(
+    seat: int,
+    view: VisibleState,
+    dealer: int,
+    knock_limit: int,
+    doubled: bool,
+    scores: Sequence[int],
+    target: int,
+) -> list[float]:
+    """The observation after its mask planes: the pile order plane (52 values) and the
+    ``SCALARS`` numbers (docs/ENVS.md), for ``seat`` whose view this is."""
+    pile = view.discard_pile
+    count = len(pile)
+    out = [0.0] * (52 + SCALARS)
+    for position, card in enumerate(pile):
+        out[card.index] = (position + 1) / count
+    phase = view.phase
+    for i, known in enumerate(_PHASES):
+        if phase is known:
+            out[52 + i] = 1.0
+    knock = view.knock
+    out[57:] = (
+        float(view.to_act == seat),
+        float(dealer == seat),
+        view.stock_size / 31,
+        view.opponent_hand_size / 11,
+        knock_limit / 10,
+        float(doubled),
+        min(scores[seat] / target, 1.0),
+        min(scores[1 - seat] / target, 1.0),
+        float(knock is not None and knock.seat == seat),
+        count / 31,
+    )
+    return out
+
+
+class OpponentMemory:
+    """What a seat saw its opponent pass over and discard this hand (the planes
+    ``opponent_refused`` and ``opponent_discarded``), kept from the public events a bot
+    is sent (``Decision.events``), as the environments keep them from the actions: a
+    bot's way to build the observation it was trained on."""
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
+        self.refused = 0
+        self.discarded = 0
+        self._pile: list[int] = []
+
+    def see(self, events: Iterable[PublicEvent]) -> None:
+        """Take in the events since the last call, oldest first."""
+        for event in events:
+            kind = event.kind
+            card = event.card
+            if kind is EventKind.UPCARD:  # a new hand
+                self.refused = self.discarded = 0
+                self._pile = [] if card is None else [card.index]
+            elif kind is EventKind.DISCARD and card is not None:
+                self._pile.append(card.index)
+                if event.seat != self.seat:
+                    self.discarded |= 1 << card.index
+            elif kind is EventKind.DRAW_DISCARD and self._pile:
+                self._pile.pop()
+            elif (
+                (kind is EventKind.PASS or kind is EventKind.DRAW_STOCK)
+                and event.seat != self.seat
+                and self._pile
+            ):
+                self.refused |= 1 << self._pile[-1]
+
+
+def _visible(observation: GinObservation) -> VisibleState:
+    return VisibleState(
+        observation.phase,
+        observation.to_act,
+        observation.hand.mask,
+        observation.discard_pile,
+        observation.stock_size,
+        observation.opponent_hand_size,
+        observation.opponent_known.mask,
+        observation.own_known.mask,
+        observation.forbidden_discard,
+        observation.knock,
+    )
+
+
+def observation_planes(observation: GinObservation, memory: OpponentMemory) -> tuple[int, ...]:
+    """``view_planes`` of a bot's observation (``memory`` has seen the hand's events)."""
+    return view_planes(_visible(observation), memory.refused, memory.discarded)
+
+
+def observation_tail(observation: GinObservation, target: int) -> list[float]:
+    """``tail`` of a bot's observation; ``target`` is the rules' game target."""
+    return tail(
+        observation.seat,
+        _visible(observation),
+        observation.dealer,
+        observation.knock_limit,
+        observation.doubled,
+        observation.scores,
+        target,
     )
 
 
