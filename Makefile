@@ -16,7 +16,7 @@ COMPILED_LAYERS := tests/cards tests/gin_rummy tests/rummy tests/protocol tests/
   tests/test_openspiel_differential.py tests/referee/test_match_loop.py \
   tests/referee/test_information_hiding.py tests/referee/test_end_to_end.py
 
-.PHONY: run test bench lint install clean proto compiled go-bot cpp-bot mutate
+.PHONY: run test test-fast check bench lint install clean proto compiled go-bot cpp-bot mutate
 
 install: $(STAMP)
 
@@ -78,17 +78,28 @@ run: $(STAMP) $(JS_STAMP)
 	@echo "To look at it in a browser (leaderboard, plots, every match's replay):"
 	@echo "  $(BIN)/arena serve runs/samples/samples.sqlite    # then open http://127.0.0.1:8000/"
 
-# The whole suite; then, where a C compiler is at hand, the whole suite again against
-# the compiled copy (mypyc checks declared types at run time, so it can fail where
-# Python did not).
+# The whole suite, spread over the cores (pytest-xdist; the sandbox's uid leases are
+# machine-wide locks, so parallel tests take distinct uids); then, where a C compiler is
+# at hand, the tests of the compiled layers again against the compiled copy (mypyc
+# checks declared types at run time, so it can fail where Python did not).
+TEST_WORKERS ?= 2
 test: $(STAMP) $(REFERENCE_STAMP) $(JS_STAMP) go-bot cpp-bot
-	$(BIN)/python -m pytest -q --durations=15
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --durations=15
 	@if $(BIN)/python tools/compiled.py --check; then \
 	  $(MAKE) --no-print-directory compiled && \
 	  echo "the tests of the compiled layers again, against build/compiled:" && \
 	  PYTHONPATH=build/compiled ARENA_EXPECT_COMPILED=$(COMPILED) \
 	    $(BIN)/pytest -q -p no:cacheprovider $(COMPILED_LAYERS); \
 	else echo "skipped: the tests against the compiled copy"; fi
+
+# The fast loop: every test that starts no process, server or browser (those are marked
+# slow), spread over the cores; it installs nothing beyond the venv (no OpenSpiel, npm,
+# Go or C++).  A test it runs that starts a process fails (tests/conftest.py).
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) -m "not slow" -p no:cacheprovider
+
+# Before a commit: the linters and the fast loop.
+check: lint test-fast
 
 # build/compiled: arena/ with the referee's hot modules compiled by mypyc
 # (run anything with PYTHONPATH=build/compiled to use it). It is rebuilt when any file

@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib
 import importlib.machinery
 import os
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -47,3 +48,36 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if tag in required:
         report.outcome = "failed"
         report.longrepr = f"{tag} is required here ({' or '.join(REQUIRED_ENV)}), and this test would skip: {reason}"
+
+
+class _StartsProcesses(Exception):
+    pass
+
+
+def _refuse_processes(item: pytest.Item) -> Any:
+    """While a test not marked ``slow`` runs in the fast loop, starting a process fails
+    it: the marker says what the fast loop may leave out, so it must not lie."""
+
+    def refuse(*_: object, **__: object) -> Any:
+        raise _StartsProcesses(
+            f"{item.nodeid} starts a process: mark it @pytest.mark.slow (make test-fast leaves those out)"
+        )
+
+    return refuse
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+    fast_loop = "not slow" in (item.config.getoption("markexpr", "") or "")
+    if not fast_loop or item.get_closest_marker("slow") is not None:
+        yield
+        return
+    refuse = _refuse_processes(item)
+    saved = (subprocess.Popen.__init__, os.fork, os.posix_spawn)
+    subprocess.Popen.__init__ = refuse  # type: ignore[method-assign]
+    os.fork = refuse
+    os.posix_spawn = refuse
+    try:
+        yield
+    finally:
+        subprocess.Popen.__init__, os.fork, os.posix_spawn = saved  # type: ignore[method-assign]

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # every test here starts processes or servers
+
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 
 QUICK = [

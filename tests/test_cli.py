@@ -52,6 +52,7 @@ def test_the_script_is_installed() -> None:
 # -- arena gin analyze --------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_analyze_eleven_cards_json() -> None:
     run = arena("gin", "analyze", *ELEVEN, "--json")
     assert run.returncode == 0, run.stderr
@@ -64,6 +65,7 @@ def test_analyze_eleven_cards_json() -> None:
     assert {d["card"]: d["deadwood"] for d in result["discards"]} == {"KH": 10, "QS": 10}
 
 
+@pytest.mark.slow
 def test_analyze_eleven_cards_discards_at_a_lower_limit() -> None:
     # A-2-3-4 of clubs, three 5s, three 9s and KC: KC goes out for gin (0); AC or 4C
     # shortens the run and leaves KC (10).  Limit 9 leaves only the gin discard.
@@ -83,6 +85,7 @@ def test_analyze_eleven_cards_discards_at_a_lower_limit() -> None:
     assert limited["discards"] == [{"card": "KC", "deadwood": 0}]
 
 
+@pytest.mark.slow
 def test_analyze_ten_cards_json() -> None:
     run = arena("gin", "analyze", *TEN, "--json")
     assert run.returncode == 0, run.stderr
@@ -93,6 +96,7 @@ def test_analyze_ten_cards_json() -> None:
     assert "discards" not in result  # nothing to throw from ten cards
 
 
+@pytest.mark.slow
 def test_analyze_ten_cards_without_melds() -> None:
     # No two cards of a rank, no suit holds three in a row: every card is deadwood.
     hand = ["AC", "3D", "5H", "7S", "9C", "JD", "KH", "2S", "4C", "6D"]
@@ -102,6 +106,7 @@ def test_analyze_ten_cards_without_melds() -> None:
     assert result["deadwood"] == 1 + 3 + 5 + 7 + 9 + 10 + 10 + 2 + 4 + 6
 
 
+@pytest.mark.slow
 def test_analyze_text_output() -> None:
     run = arena("gin", "analyze", *ELEVEN)
     assert run.returncode == 0, run.stderr
@@ -119,12 +124,14 @@ def test_analyze_text_output() -> None:
     }
 
 
+@pytest.mark.slow
 def test_analyze_text_output_without_knock() -> None:
     run = arena("gin", "analyze", *ELEVEN, "--knock-limit", "5")
     assert run.returncode == 0, run.stderr
     assert "knock discards (limit 5): none" in run.stdout.splitlines()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "named"),
     [
@@ -149,6 +156,7 @@ def test_analyze_errors(args: list[str], named: str) -> None:
     assert named in lines[0]
 
 
+@pytest.mark.slow
 def test_analyze_error_names_the_problem() -> None:
     assert "duplicate" in arena("gin", "analyze", *ELEVEN[:10], "ac").stderr
     assert "10 cards" in arena("gin", "analyze", *ELEVEN[:9]).stderr
@@ -158,6 +166,7 @@ def test_analyze_error_names_the_problem() -> None:
 # -- arena demo ----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_demo_seed_1() -> None:
     run = arena("demo", "--seed", "1")
     assert run.returncode == 0, run.stderr
@@ -186,6 +195,7 @@ def test_demo_seed_1() -> None:
     assert arena("demo", "--seed", "1").stdout == run.stdout  # seeded: the same game again
 
 
+@pytest.mark.slow
 def test_demo_rejects_a_negative_seed() -> None:
     run = arena("demo", "--seed", "-1")
     assert run.returncode == 2

@@ -30,6 +30,7 @@ def loaded_after(statement: str) -> set[str]:
     return set(out.split())
 
 
+@pytest.mark.slow
 def test_a_bot_process_loads_no_launcher_sandbox_or_match_loop() -> None:
     loaded = loaded_after("import arena.plugins.serve_bot")
     assert "arena.sdk.server" in loaded  # the check can see what it looks for
@@ -37,6 +38,7 @@ def test_a_bot_process_loads_no_launcher_sandbox_or_match_loop() -> None:
         assert heavy not in loaded, f"a bot process imports {heavy}"
 
 
+@pytest.mark.slow
 def test_the_cli_entry_point_loads_no_grpc() -> None:
     loaded = loaded_after("import arena.cli.main")
     assert "arena.cli.main" in loaded

@@ -181,6 +181,7 @@ def openspiel_knock_discards(utils: Any, cards: list[int]) -> dict[int, int]:
     return result
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["random", "meld_rich"])
 def test_knock_discards_11_cards(utils: Any, kind: str) -> None:
     batch = hands(kind, 11)

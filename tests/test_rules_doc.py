@@ -2,6 +2,7 @@
 engine puts in an error appears there, and the repository points nowhere outside."""
 
 from __future__ import annotations
+import pytest
 
 import re
 import subprocess
@@ -53,6 +54,7 @@ def test_every_preset_and_parameter_is_documented() -> None:
                 assert f"`{name}`" in RULES, f"{rules_type.__name__}.{name} is not in docs/RULES.md"
 
 
+@pytest.mark.slow
 def test_nothing_in_the_repository_points_outside_it() -> None:
     """The rules ship with the project: no document or source refers to ../shared."""
     tracked = subprocess.run(

@@ -357,6 +357,7 @@ def test_a_clearly_worse_bot_is_rejected(seed: int) -> None:
     assert test.estimate().elo < 0
 
 
+@pytest.mark.slow
 def test_wrong_decisions_stay_near_alpha_and_beta() -> None:
     # At the H0 Elo H1 should be accepted in about alpha = 5% of the tests, and at the
     # H1 Elo H0 in about beta = 5%: 2 in 40 each.  (Seeded: 2 and 1 here.)

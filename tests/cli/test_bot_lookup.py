@@ -45,6 +45,7 @@ def test_a_registered_bot_of_another_game_is_refused_before_anything_starts(
     )
 
 
+@pytest.mark.slow
 def test_a_manifest_bot_of_another_game_is_refused_at_its_handshake(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -56,6 +57,7 @@ def test_a_manifest_bot_of_another_game_is_refused_at_its_handshake(
     assert "its handshake lists gin-rummy/classic, gin-rummy/standard" in err
 
 
+@pytest.mark.slow
 def test_a_manifest_naming_another_bot_than_its_handshake_is_refused(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -76,6 +78,7 @@ def test_a_manifest_naming_another_bot_than_its_handshake_is_refused(
     assert "FAIL" in line and "'honest'" in line and "'impostor'" in line
 
 
+@pytest.mark.slow
 def test_manifests_are_found_by_name_in_the_folders_given(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

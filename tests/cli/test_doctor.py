@@ -32,6 +32,7 @@ def doctor(*args: str, env: dict[str, str] | None = None) -> subprocess.Complete
     )
 
 
+@pytest.mark.slow
 def test_the_json_matches_what_the_host_offers() -> None:
     ran = doctor("--json")
     assert ran.returncode == (0 if landlock_abi() or bwrap_problem() is None else 1), ran.stderr
@@ -50,6 +51,7 @@ def test_the_json_matches_what_the_host_offers() -> None:
     assert report["strangers_level"] == expected
 
 
+@pytest.mark.slow
 def test_a_broken_bwrap_leaves_strangers_at_landlock_limits(tmp_path: Path) -> None:
     if landlock_abi() == 0:
         pytest.skip("[landlock] this kernel offers no Landlock")
@@ -80,6 +82,7 @@ def test_without_landlock_or_bwrap_it_says_what_is_missing_and_exits_1(
     assert "Landlock: not offered by this kernel" in text  # the advice
 
 
+@pytest.mark.slow
 def test_the_match_table_says_what_its_level_holds_here() -> None:
     if landlock_abi() == 0:
         pytest.skip("[landlock] this kernel offers no Landlock")

@@ -40,6 +40,7 @@ def replay_of(output: str) -> Path:
     return Path(line.removeprefix("replay: "))
 
 
+@pytest.mark.slow
 def test_a_scripted_session_in_the_terminal(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -83,6 +84,7 @@ def test_a_scripted_session_in_the_terminal(
     assert [player["name"] for player in header["players"]] == ["human", "random"]
 
 
+@pytest.mark.slow
 def test_end_of_input_forfeits_and_says_so(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -239,6 +241,7 @@ def test_the_bot_keeps_its_own_clock_while_the_person_has_a_day() -> None:
     assert json.dumps(result.to_json())  # the result is still a plain record
 
 
+@pytest.mark.slow
 def test_without_seed_play_deals_fresh_cards_and_prints_the_seed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -1,6 +1,7 @@
 """``arena --help`` lists every command without importing any command's module."""
 
 from __future__ import annotations
+import pytest
 
 import argparse
 import subprocess
@@ -21,6 +22,7 @@ def test_the_listing_says_what_each_command_module_says() -> None:
     assert list(_listing(build_parser())) == list(COMMANDS)
 
 
+@pytest.mark.slow
 def test_help_and_the_import_load_no_command_module() -> None:
     probe = (
         "import sys, contextlib, io\n"

@@ -82,6 +82,7 @@ def assert_conforms(report: CheckReport, games: list[str]) -> None:
 # -- the sample bots ---------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_random_conforms_in_both_families(plugins: PluginSet) -> None:
     settings = CheckSettings(games=2, only=(GIN, "rummy/jokers"), sandbox="none")
     seen = []
@@ -102,6 +103,7 @@ def test_random_conforms_in_both_families(plugins: PluginSet) -> None:
     assert "asked LAST_DISCARD" in details["gin-rummy/check-last-discard last-discard"]
 
 
+@pytest.mark.slow
 def test_greedy_conforms_and_takes_what_it_is_offered(plugins: PluginSet) -> None:
     report = run_check("greedy", plugins, FAST)
     assert_conforms(report, [GIN])
@@ -111,12 +113,14 @@ def test_greedy_conforms_and_takes_what_it_is_offered(plugins: PluginSet) -> Non
     assert report.name == "greedy"
 
 
+@pytest.mark.slow
 def test_strong_conforms(plugins: PluginSet) -> None:
     if "strong" not in plugins.bots:
         pytest.skip("[dev] the sample plugin (sample_bots/python, bot 'strong') is not installed")
     assert_conforms(run_check("strong", plugins, FAST), [GIN])
 
 
+@pytest.mark.slow
 def test_js_starter_conforms(plugins: PluginSet) -> None:
     if shutil.which("node") is None or not (JS_KIT / "node_modules").is_dir():
         pytest.skip("[node] the JS bot needs node and sample_bots/js/node_modules (npm ci)")
@@ -132,6 +136,7 @@ def failures(report: CheckReport) -> dict[str, str]:
     }
 
 
+@pytest.mark.slow
 def test_illegal_discard_fails_the_scenarios_that_discard(
     plugins: PluginSet, tmp_path: Path
 ) -> None:
@@ -147,6 +152,7 @@ def test_illegal_discard_fails_the_scenarios_that_discard(
     assert {"start", "handshake", "version-mismatch"} <= names(report, Status.PASS)
 
 
+@pytest.mark.slow
 def test_garbage_index_is_a_malformed_reply(plugins: PluginSet, tmp_path: Path) -> None:
     report = run_check(str(write_manifest(tmp_path, "garbage-index")), plugins, fast(tmp_path))
     failed = failures(report)
@@ -154,6 +160,7 @@ def test_garbage_index_is_a_malformed_reply(plugins: PluginSet, tmp_path: Path) 
     assert "malformed_reply: legal_index 999 out of range" in failed[f"{GIN} defend-layoffs"]
 
 
+@pytest.mark.slow
 def test_hang_times_out_and_is_not_waited_for_forever(plugins: PluginSet, tmp_path: Path) -> None:
     settings = CheckSettings(
         games=2,
@@ -173,6 +180,7 @@ def test_hang_times_out_and_is_not_waited_for_forever(plugins: PluginSet, tmp_pa
     shutil.rmtree(report.logs)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("kind", "check", "reason"),
     [
@@ -197,6 +205,7 @@ def test_start_and_handshake_faults(
         assert report.results[-1].name == "handshake"
 
 
+@pytest.mark.slow
 def test_a_crashing_bot_is_restarted_then_given_up(plugins: PluginSet, tmp_path: Path) -> None:
     manifest = write_manifest(tmp_path, "crash-mid", "--after", "0")
     report = run_check(str(manifest), plugins, fast(tmp_path, max_restarts=1))
@@ -289,6 +298,7 @@ def test_cli_unknown_game_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -
     assert "no such registered game" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_without_seed_the_hands_against_random_are_fresh_and_printed(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

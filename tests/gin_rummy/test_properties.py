@@ -10,6 +10,7 @@ and no observation may show a card its seat cannot know.
 """
 
 from __future__ import annotations
+import pytest
 
 import dataclasses
 import random
@@ -493,6 +494,7 @@ def test_observations_do_not_depend_on_hidden_cards() -> None:
 # -- whole games ---------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(
     st.integers(0, 2**63),

@@ -69,12 +69,14 @@ def test_auto_picks_bwrap() -> None:
     assert resolve_level("bwrap") is SandboxLevel.BWRAP
 
 
+@pytest.mark.slow
 def test_healthy_bot_serves_through_the_unix_socket(run_dir: Path) -> None:
     with BotProcess.start(bot_command("healthy.py"), SandboxLevel.BWRAP, run_dir) as bot:
         bot.wait_ready(timeout=10)
         assert bot.level is SandboxLevel.BWRAP
 
 
+@pytest.mark.slow
 def test_identity_and_namespaces(bot_dir: Path, run_dir: Path) -> None:
     report = run_report(bot_dir, run_dir)
     if os.geteuid() == 0:  # a uid of its own, from the arena's range, outside as inside
@@ -89,6 +91,7 @@ def test_identity_and_namespaces(bot_dir: Path, run_dir: Path) -> None:
     assert report["env"]["HOME"] == report["workdir"]
 
 
+@pytest.mark.slow
 def test_no_network(bot_dir: Path, run_dir: Path, listener: socket.socket) -> None:
     port = listener.getsockname()[1]
     probe = f"connect={port}"
@@ -98,6 +101,7 @@ def test_no_network(bot_dir: Path, run_dir: Path, listener: socket.socket) -> No
         listener.accept()
 
 
+@pytest.mark.slow
 def test_filesystem_is_read_only_outside_its_own_dirs(
     bot_dir: Path, run_dir: Path, tmp_path: Path
 ) -> None:
@@ -124,6 +128,7 @@ def test_filesystem_is_read_only_outside_its_own_dirs(
     assert report[run_dir_listing].startswith("FileNotFoundError"), report[run_dir_listing]
 
 
+@pytest.mark.slow
 def test_work_dir_is_writable(run_dir: Path) -> None:
     code = "import os; open(os.path.join(os.environ['HOME'], 'notes'), 'w').write('x')"
     with BotProcess.start(python_command(code), SandboxLevel.BWRAP, run_dir) as bot:
@@ -132,6 +137,7 @@ def test_work_dir_is_writable(run_dir: Path) -> None:
         assert (bot.workdir / "notes").read_text() == "x"
 
 
+@pytest.mark.slow
 def test_rlimits_inside_the_sandbox(bot_dir: Path, run_dir: Path) -> None:
     report = run_report(bot_dir, run_dir)
     limits = {
@@ -147,6 +153,7 @@ def test_process_limit_is_enforced_per_sandbox(bot_dir: Path, run_dir: Path) -> 
     assert report["spawn=40"].startswith("RuntimeError: can't start new thread")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["fork3", "setsid-child", "daemon", "daemon-noenv"])
 def test_kill_leaves_nothing(mode: str, marker: str, run_dir: Path) -> None:
     zombies_before = set(zombie_children())  # other tests' leftovers are not ours
@@ -160,6 +167,7 @@ def test_kill_leaves_nothing(mode: str, marker: str, run_dir: Path) -> None:
     assert set(zombie_children()) <= zombies_before
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(os.geteuid() != 0, reason="an ordinary user's bwrap writes no passwd file")
 def test_the_sandbox_names_only_root_and_the_bot(run_dir: Path) -> None:
     command = bot_command("hostile.py", "read=/etc/passwd", "read=/etc/group", name="reader")

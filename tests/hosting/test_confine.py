@@ -59,6 +59,7 @@ def run_launcher(specs: list[str], *argv: str) -> subprocess.CompletedProcess[st
     return subprocess.run(_wrapped(specs, list(argv)), capture_output=True, text=True, timeout=30)
 
 
+@pytest.mark.slow
 def test_the_launcher_confines_what_it_execs(tmp_path: Path) -> None:
     if landlock_abi() == 0:
         pytest.skip("[landlock] this kernel offers no Landlock")
@@ -76,6 +77,7 @@ def test_the_launcher_confines_what_it_execs(tmp_path: Path) -> None:
     assert unconfined.stdout == "secret"  # the same without the ruleset: it is what denies
 
 
+@pytest.mark.slow
 def test_limits_are_applied_before_the_exec() -> None:
     done = run_launcher(
         ["RLIMIT_NOFILE=17:17", "nnp"],
@@ -86,6 +88,7 @@ def test_limits_are_applied_before_the_exec() -> None:
     assert done.stdout.split() == ["17", "NoNewPrivs:", "1"], done.stderr
 
 
+@pytest.mark.slow
 def test_a_program_outside_the_jail_is_named(tmp_path: Path) -> None:
     if landlock_abi() == 0:
         pytest.skip("[landlock] this kernel offers no Landlock")
@@ -129,6 +132,7 @@ def test_a_failed_call_raises_with_its_errno() -> None:
     assert confine._syscall(libc, 39) == os.getpid()  # getpid: a result passes through
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(os.geteuid() != 0, reason="switching to another user needs root")
 def test_a_jail_the_kernel_refuses_to_enforce_never_runs_the_bot(tmp_path: Path) -> None:
     """Without no_new_privs an unprivileged process may not enforce a ruleset: the

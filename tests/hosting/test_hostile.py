@@ -104,6 +104,7 @@ def refused(outcome: object) -> bool:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("level", ALL_LEVELS)
 def test_reads_nothing_of_the_referee_or_the_host(
     level: SandboxLevel, run_dir: Path, referee_files: dict[str, Path]
@@ -134,6 +135,7 @@ def test_reads_nothing_of_the_referee_or_the_host(
         assert outcome.startswith("FileNotFoundError"), outcome
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("level", ALL_LEVELS)
 def test_writes_nothing_outside_its_own_folders(
     level: SandboxLevel, run_dir: Path, referee_files: dict[str, Path]
@@ -150,6 +152,7 @@ def test_writes_nothing_outside_its_own_folders(
 
 
 # At limits and bwrap: test_jail.py's test_cannot_touch_the_other_seat_or_the_referee.
+@pytest.mark.slow
 @pytest.mark.parametrize("level", [p for p in ALL_LEVELS if p.values[0] is SandboxLevel.NONE])
 def test_cannot_touch_its_opponent(level: SandboxLevel, run_dir: Path) -> None:
     isolated(level)
@@ -171,6 +174,7 @@ def test_cannot_touch_its_opponent(level: SandboxLevel, run_dir: Path) -> None:
         victim.wait_ready(timeout=5)  # still serving
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("level", [p for p in ALL_LEVELS if p.values[0] is not SandboxLevel.NONE])
 def test_fork_bomb_stops_at_the_process_limit(level: SandboxLevel, run_dir: Path) -> None:
     isolated(level)
@@ -184,6 +188,7 @@ def test_fork_bomb_stops_at_the_process_limit(level: SandboxLevel, run_dir: Path
         assert uid_processes(bot.uid) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("level", ALL_LEVELS)
 def test_escape_with_an_empty_environment_does_not_outlive_the_bot(
     level: SandboxLevel, run_dir: Path, marker: str
@@ -199,6 +204,7 @@ def test_escape_with_an_empty_environment_does_not_outlive_the_bot(
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("level", ALL_LEVELS)
 def test_output_floods_are_capped(level: SandboxLevel, run_dir: Path) -> None:
     cap = 256 * 1024

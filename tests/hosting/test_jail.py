@@ -33,6 +33,8 @@ from arena.hosting.shared_python import unprivileged_python
 
 from .conftest import bot_command, stopped, wait_stdout
 
+pytestmark = pytest.mark.slow  # every test here starts processes or servers
+
 ROOT = os.geteuid() == 0
 HOST = probe_host()
 BWRAP_PROBLEM = bwrap_problem()

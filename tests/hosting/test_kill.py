@@ -26,6 +26,8 @@ from .conftest import (
     wait_stdout,
 )
 
+pytestmark = pytest.mark.slow  # every test here starts processes or servers
+
 LEVELS = [SandboxLevel.NONE, SandboxLevel.LIMITS]
 
 # mode -> processes carrying the marker once the bot says "ready"

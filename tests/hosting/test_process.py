@@ -50,6 +50,7 @@ def parse_limits(text: str) -> dict[str, tuple[str, str]]:
     return limits
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("level", LEVELS)
 def test_environment_is_scrubbed(
     level: SandboxLevel, run_dir: Path, monkeypatch: pytest.MonkeyPatch
@@ -70,6 +71,7 @@ def test_environment_is_scrubbed(
         assert name not in env
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("level", LEVELS)
 def test_cwd_is_a_fresh_work_dir(level: SandboxLevel, run_dir: Path) -> None:
     report = run_report(bot_command("report.py"), level, run_dir)
@@ -86,12 +88,14 @@ def test_cwd_is_a_fresh_work_dir(level: SandboxLevel, run_dir: Path) -> None:
     assert not workdir.exists(), "the per-bot directory is removed by kill()"
 
 
+@pytest.mark.slow
 def test_cwd_from_command(open_dir: Path, run_dir: Path) -> None:
     report = run_report(bot_command("report.py", cwd=open_dir), SandboxLevel.NONE, run_dir)
     assert report["cwd"] == str(open_dir.resolve())
     assert report["env"]["HOME"] == report["workdir"]
 
 
+@pytest.mark.slow
 def test_rlimits_applied(run_dir: Path) -> None:
     limits = Limits(cpu_seconds=30, memory_mb=1024, file_size_mb=8, open_files=100, processes=50)
     report = run_report(bot_command("report.py", limits=limits), SandboxLevel.LIMITS, run_dir)
@@ -107,12 +111,14 @@ def test_rlimits_applied(run_dir: Path) -> None:
     assert report["seccomp"] == "2"  # a filter installed
 
 
+@pytest.mark.slow
 def test_no_limits_at_level_none(run_dir: Path) -> None:
     limits = Limits(cpu_seconds=30)
     report = run_report(bot_command("report.py", limits=limits), SandboxLevel.NONE, run_dir)
     assert parse_limits(report["limits"])["Max cpu time"] != ("30", "31")
 
 
+@pytest.mark.slow
 def test_file_size_limit_is_enforced(run_dir: Path) -> None:
     code = "open('big', 'wb').write(b'x' * 3 * 2**20)"
     command = python_command(code, limits=Limits(file_size_mb=1))
@@ -121,6 +127,7 @@ def test_file_size_limit_is_enforced(run_dir: Path) -> None:
         assert bot.returncode() != 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("level", LEVELS)
 def test_wait_ready_healthy_bot(level: SandboxLevel, run_dir: Path) -> None:
     with BotProcess.start(bot_command("healthy.py"), level, run_dir) as bot:
@@ -131,6 +138,7 @@ def test_wait_ready_healthy_bot(level: SandboxLevel, run_dir: Path) -> None:
     assert bot.returncode() is not None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("level", LEVELS)
 def test_wait_ready_reports_crash_with_stderr(level: SandboxLevel, run_dir: Path) -> None:
     code = "import sys; print('starting', file=sys.stderr); print('boom', file=sys.stderr); sys.exit(3)"
@@ -149,6 +157,7 @@ def test_wait_ready_reports_crash_with_stderr(level: SandboxLevel, run_dir: Path
     assert bot.stderr_tail(1) == "boom"
 
 
+@pytest.mark.slow
 def test_wait_ready_times_out_on_hang(run_dir: Path) -> None:
     code = "import sys, time; print('thinking', file=sys.stderr); time.sleep(60)"
     with BotProcess.start(python_command(code), SandboxLevel.LIMITS, run_dir) as bot:
@@ -157,6 +166,7 @@ def test_wait_ready_times_out_on_hang(run_dir: Path) -> None:
         assert bot.returncode() is None, "wait_ready does not kill"
 
 
+@pytest.mark.slow
 def test_wait_ready_without_health_service(run_dir: Path) -> None:
     command = bot_command("healthy.py", "--no-health")
     with (
@@ -173,6 +183,7 @@ def test_missing_program(run_dir: Path) -> None:
     assert list(run_dir.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_two_copies_get_separate_logs(run_dir: Path) -> None:
     command = python_command("print('hi')", name="twin")
     with (
@@ -183,6 +194,7 @@ def test_two_copies_get_separate_logs(run_dir: Path) -> None:
         assert one.address != two.address
 
 
+@pytest.mark.slow
 def test_long_run_dir_still_gets_a_usable_socket(tmp_path: Path) -> None:
     run_dir = tmp_path / ("d" * 60) / ("e" * 60)
     with BotProcess.start(bot_command("healthy.py"), SandboxLevel.NONE, run_dir) as bot:
@@ -190,6 +202,7 @@ def test_long_run_dir_still_gets_a_usable_socket(tmp_path: Path) -> None:
         bot.wait_ready(timeout=10)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("level", LEVELS)
 def test_deep_tmpdir_and_long_name_still_get_a_usable_socket(
     level: SandboxLevel, tmp_path: Path, run_dir: Path, monkeypatch: pytest.MonkeyPatch
@@ -203,6 +216,7 @@ def test_deep_tmpdir_and_long_name_still_get_a_usable_socket(
         bot.wait_ready(timeout=10)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(os.geteuid() != 0, reason="seat uids are leased by a root referee only")
 def test_a_bots_home_is_gone_before_its_uid_is_free(
     run_dir: Path, monkeypatch: pytest.MonkeyPatch
@@ -228,6 +242,7 @@ def test_a_bots_home_is_gone_before_its_uid_is_free(
     assert home_at_release == [False]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(os.geteuid() != 0, reason="seat uids are leased by a root referee only")
 def test_a_teardown_scans_for_the_uids_processes_once(
     run_dir: Path, monkeypatch: pytest.MonkeyPatch
@@ -260,6 +275,7 @@ def test_a_lease_whose_kill_left_survivors_looks_again_when_it_ends(
     identity.release()  # idempotent: no third kill (pop would fail)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(os.geteuid() != 0, reason="seat uids are leased by a root referee only")
 def test_a_zombie_of_a_seat_uid_does_not_stall_its_next_lease() -> None:
     """A bot orphaned to a subreaper that never reaps it stays a zombie of its uid: no
@@ -294,6 +310,7 @@ def test_resolve_level(monkeypatch: pytest.MonkeyPatch) -> None:
     assert resolve_level("auto") is SandboxLevel.BWRAP
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(os.geteuid() != 0, reason="seat uids are leased by a root referee only")
 def test_a_folder_closed_to_the_seats_runs_from_a_reachable_copy(
     tmp_path: Path, open_dir: Path, run_dir: Path

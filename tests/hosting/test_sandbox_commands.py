@@ -41,6 +41,7 @@ def test_arena_bwrap_names_the_binary(monkeypatch: pytest.MonkeyPatch, tmp_path:
     assert bwrap_problem() == "bwrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
 
 
+@pytest.mark.slow
 def test_a_broken_bwrap_says_why(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     fake = tmp_path / "bwrap"
     fake.write_text("#!/bin/sh\necho 'setting up uid map: Permission denied' >&2\nexit 1\n")

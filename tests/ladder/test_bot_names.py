@@ -103,6 +103,7 @@ def test_bots_are_found_by_name_beside_the_config(
     }
 
 
+@pytest.mark.slow
 def test_a_manifest_naming_another_bot_is_its_seats_fault(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -158,6 +159,7 @@ def test_a_manifest_naming_another_bot_is_its_seats_fault(
     assert sum(len(match["fault_reasons"]) for match in exported["matches"]) == 2
 
 
+@pytest.mark.slow
 def test_two_ladders_from_one_config_keep_their_replays_apart(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

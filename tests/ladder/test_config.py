@@ -242,6 +242,7 @@ def one_line_error(run: Ran) -> str:
     return lines[0]
 
 
+@pytest.mark.slow
 def test_create_refuses_an_unregistered_bot(tmp_path: Path) -> None:
     path = write(tmp_path, BASE + '[[bots]]\nname = "ghost"\nplugin = "no-such-bot"\n')
     line = one_line_error(arena_process("ladder", "create", str(path)))
@@ -261,6 +262,7 @@ def test_create_does_not_overwrite(tmp_path: Path) -> None:
     assert "already exists" in one_line_error(arena("ladder", "create", str(path)))
 
 
+@pytest.mark.slow
 def test_run_on_a_missing_database(tmp_path: Path) -> None:
     line = one_line_error(arena_process("ladder", "run", str(tmp_path / "nope.sqlite")))
     assert "nope.sqlite" in line and "no such ladder database" in line
@@ -354,6 +356,7 @@ def flow(tmp_path_factory: pytest.TempPathFactory) -> Flow:
     return flow
 
 
+@pytest.mark.slow
 def test_run_stops_after_matches(flow: Flow) -> None:
     first = flow.steps["first"]
     assert first.finished == [frozenset({"g2", "greedy"})]

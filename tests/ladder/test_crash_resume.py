@@ -23,6 +23,8 @@ import pytest
 
 from arena.cli.main import main
 
+pytestmark = pytest.mark.slow  # every test here starts processes or servers
+
 ARENA = Path(sys.executable).parent / "arena"
 
 REPEAT = 1  # 6 matches: enough to kill the runner mid-run and count each once

@@ -37,10 +37,14 @@ from tests.ladder.dask_helpers import (
     write_bot,
 )
 
+
 BIN = Path(sys.executable).parent
 MATCHES = 3 * 2  # three pairs, both seatings
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+pytestmark = [
+    pytest.mark.slow,  # every test here starts processes
+    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc"),
+]
 
 
 def free_port() -> int:

@@ -36,6 +36,7 @@ from tests.ladder.dask_helpers import (
 )
 
 
+@pytest.mark.slow
 def test_a_match_that_kills_every_worker_is_recorded_failed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -65,6 +66,7 @@ def test_a_match_that_kills_every_worker_is_recorded_failed(
     assert read(db, "SELECT COUNT(*) FROM rating_history") == [(2,)]
 
 
+@pytest.mark.slow
 def test_local_cluster_ships_the_manifest_bot(tmp_path: Path) -> None:
     manifest = write_bot(tmp_path / "first", "first", FIRST_BOT)
     config = ladder_config(
@@ -100,6 +102,7 @@ def resources(client: Client) -> dict[str, float]:
     return dict(worker["resources"])
 
 
+@pytest.mark.slow
 def test_a_worker_with_other_versions_is_refused(client: Client) -> None:
     mine = worker_profile((), True)
     runner = {**mine, "arena": "9.9.9", "plugins": {**mine["plugins"], "extra": "extra-bots 1.0"}}

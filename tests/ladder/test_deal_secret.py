@@ -102,6 +102,7 @@ def secret_ladder(open_base: Path) -> tuple[Path, str]:
     return create_and_run(open_base / "secret")
 
 
+@pytest.mark.slow
 def test_the_secret_is_in_no_file_a_bot_could_read(secret_ladder: tuple[Path, str]) -> None:
     db, output = secret_ladder
     config_text = (db.parent / "ladder.toml").read_text()
@@ -122,6 +123,7 @@ def test_the_secret_is_in_no_file_a_bot_could_read(secret_ladder: tuple[Path, st
         assert mode(file) == 0o600, file
 
 
+@pytest.mark.slow
 def test_two_ladders_from_one_config_deal_differently(
     secret_ladder: tuple[Path, str], tmp_path: Path
 ) -> None:
@@ -129,6 +131,7 @@ def test_two_ladders_from_one_config_deal_differently(
     assert unit_seeds(other) and unit_seeds(other) != unit_seeds(secret_ladder[0])
 
 
+@pytest.mark.slow
 def test_a_fixed_seed_is_reproducible_and_said_to_be_predictable(tmp_path: Path) -> None:
     first, output = create_and_run(tmp_path / "a", "seed = 7")
     second, _ = create_and_run(tmp_path / "b", "seed = 7")
@@ -146,6 +149,7 @@ def test_the_replays_of_a_ladder_are_owner_only(secret_ladder: tuple[Path, str])
     assert all(mode(folder) == 0o700 for folder in replays.iterdir() if folder.is_dir())
 
 
+@pytest.mark.slow
 @root_only
 def test_another_user_cannot_open_the_database_nor_the_replays(
     secret_ladder: tuple[Path, str],
@@ -158,6 +162,7 @@ def test_another_user_cannot_open_the_database_nor_the_replays(
         assert not nobody_reads(target), target
 
 
+@pytest.mark.slow
 def test_a_ladder_from_before_deal_secrets_keeps_its_deals(tmp_path: Path) -> None:
     """A schema-1 database (its units' seeds from its config's seed, a world-readable
     file) opens, migrates, keeps dealing as before and is said to be predictable."""
@@ -202,6 +207,7 @@ def match_folder(open_base: Path) -> tuple[Path, dict[str, object]]:
     return folder, json.loads(run.stdout)
 
 
+@pytest.mark.slow
 def test_match_replays_and_logs_are_owner_only(
     match_folder: tuple[Path, dict[str, object]],
 ) -> None:
@@ -215,6 +221,7 @@ def test_match_replays_and_logs_are_owner_only(
     assert logs, "the bots' logs are kept beside the replay"
 
 
+@pytest.mark.slow
 @root_only
 def test_another_user_cannot_read_a_match_replay_or_log(
     match_folder: tuple[Path, dict[str, object]], open_base: Path

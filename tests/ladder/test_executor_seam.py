@@ -58,6 +58,7 @@ def db(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_a_duplicate_result_is_ignored_and_logged(
     db: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -36,6 +36,7 @@ def test_untrusted_ladder_refuses_to_run_at_none(tmp_path: Path) -> None:
     assert "0 match" not in line
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("level", ["limits", "bwrap"])
 def test_an_untrusted_ladder_plays_at_the_best_fit_level(
     level: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch

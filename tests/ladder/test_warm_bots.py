@@ -2,6 +2,7 @@
 never a stranger's."""
 
 from __future__ import annotations
+import pytest
 
 import json
 import sqlite3
@@ -27,6 +28,7 @@ def _logs(replays: Path, pattern: str) -> list[Path]:
     return sorted(replays.glob(pattern))
 
 
+@pytest.mark.slow
 def test_a_worker_starts_each_bot_once(tmp_path: Path) -> None:
     replays = tmp_path / "replays"
     text = BASE + '[[bots]]\nname = "third"\nplugin = "random"\n'
@@ -47,6 +49,7 @@ def test_a_worker_starts_each_bot_once(tmp_path: Path) -> None:
     assert not _logs(replays / "t", "m*-a*/*.stderr.log")  # no bot started for one match only
 
 
+@pytest.mark.slow
 def test_a_faulty_bot_is_not_kept(tmp_path: Path) -> None:
     replays = tmp_path / "replays"
     manifest = write_manifest(tmp_path, "illegal")

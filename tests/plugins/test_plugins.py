@@ -261,6 +261,7 @@ def run_arena(*args: str, env_path: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([str(arena), *args], capture_output=True, text=True, env=env, timeout=120)
 
 
+@pytest.mark.slow
 def test_arena_bots_lists_plugin_bots_and_problems(plugin_dir: Path) -> None:
     write_module(plugin_dir, "tp_good", GOOD)
     write_module(plugin_dir, "tp_broken", "raise ImportError('half-installed')\n")
@@ -272,6 +273,7 @@ def test_arena_bots_lists_plugin_bots_and_problems(plugin_dir: Path) -> None:
     assert any("tp_broken" in line and "half-installed" in line for line in lines)
 
 
+@pytest.mark.slow
 def test_a_plugin_bot_plays_isolated_and_in_process(plugin_dir: Path) -> None:
     import json
 
@@ -298,6 +300,7 @@ def test_a_plugin_bot_plays_isolated_and_in_process(plugin_dir: Path) -> None:
         )
 
 
+@pytest.mark.slow
 def test_a_match_needing_a_spoiled_bot_refuses_to_start(plugin_dir: Path) -> None:
     write_module(plugin_dir, "tp_good", GOOD)
     write_module(plugin_dir, "tp_clash", GOOD)
@@ -330,6 +333,7 @@ def short_gin_plugin(target: int) -> str:
     """
 
 
+@pytest.mark.slow
 def test_a_plugin_games_replay_is_read_back_through_its_plugin(plugin_dir: Path) -> None:
     write_module(plugin_dir, "tp_short", short_gin_plugin(30))
     replays = plugin_dir / "replays"

@@ -135,6 +135,7 @@ def choose(legal: list[object], rng: random.Random) -> object:
     return rng.choice(knocks) if knocks and rng.random() < 0.7 else rng.choice(legal)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rules_name", sorted(RULE_SETS))
 def test_gin_observations_match_the_library(rules_name: str) -> None:
     checked = set()

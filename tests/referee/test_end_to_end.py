@@ -20,6 +20,8 @@ from arena.replays.verify import verify_replay
 
 from .conftest import arena, host, seats_of, session_members, zombie_children
 
+pytestmark = pytest.mark.slow  # bots in processes, and the arena command
+
 STANDARD = find_game("gin-rummy/standard")
 SEED = 5
 GAMES = 3

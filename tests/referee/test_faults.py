@@ -102,6 +102,7 @@ def play(
             bot.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", FAULTY)
 def test_fault_becomes_a_seat_status(kind: str, tmp_path: Path, marker: str) -> None:
     seat = FAULTY.index(kind) % 2  # both seats get a turn at misbehaving
@@ -135,6 +136,7 @@ def test_fault_becomes_a_seat_status(kind: str, tmp_path: Path, marker: str) -> 
     assert verify_replay(replay) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sandbox", ["limits", "auto"])
 @pytest.mark.parametrize("kind", STUBBORN)
 def test_hard_to_stop_bots_are_stopped(
@@ -162,6 +164,7 @@ def test_hard_to_stop_bots_are_stopped(
     assert not any(game.reason.startswith("forfeit") for game in result.games)
 
 
+@pytest.mark.slow
 def test_two_broken_bots_still_give_a_result(tmp_path: Path, marker: str) -> None:
     settings = LaunchSettings(sandbox="auto", run_dir=tmp_path / "run")
     bots = [
@@ -180,6 +183,7 @@ def test_two_broken_bots_still_give_a_result(tmp_path: Path, marker: str) -> Non
     assert all(game.reason.startswith("forfeit") for game in result.games)
 
 
+@pytest.mark.slow
 def test_cli_reports_a_hung_bot_and_leaves_nothing(tmp_path: Path, marker: str) -> None:
     kind = "hang"
     manifest = write_manifest(tmp_path, kind, *ARGS.get(kind, ()), "--marker", marker)
@@ -198,6 +202,7 @@ def test_cli_reports_a_hung_bot_and_leaves_nothing(tmp_path: Path, marker: str) 
     assert other["wins"] == 2 and other["faults"] == 0
 
 
+@pytest.mark.slow
 def test_random_fault_policy_replaces_then_forfeits(tmp_path: Path, marker: str) -> None:
     """``random:3`` with a bot that always answers too late: three replacements, then
     forfeit; the next game forfeits at once (the three are per match)."""
@@ -232,6 +237,7 @@ def test_random_fault_policy_replaces_then_forfeits(tmp_path: Path, marker: str)
     assert verify_replay(replay) == []
 
 
+@pytest.mark.slow
 def test_random_fault_policy_in_the_result(tmp_path: Path, marker: str) -> None:
     """The same through ``play_match``: the result records the policy and the faults."""
     broken = broken_bot(tmp_path, "garbage-index", marker)

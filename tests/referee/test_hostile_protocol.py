@@ -95,6 +95,7 @@ def test_an_unstartable_bot_is_start_failed_in_one_line(
     assert run_folders(private_tmp) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["match", "check"])
 @pytest.mark.parametrize("how", ["missing-program", "not-executable", "bad-interpreter"])
 def test_the_cli_refuses_an_unstartable_bot_in_one_line(
@@ -114,6 +115,7 @@ def test_the_cli_refuses_an_unstartable_bot_in_one_line(
     assert run_folders(tmp) == []
 
 
+@pytest.mark.slow
 def test_a_bot_that_exits_at_once_is_a_forfeit_in_one_line_and_leaves_no_folder(
     tmp_path: Path, marker: str
 ) -> None:
@@ -135,6 +137,7 @@ def test_a_bot_that_exits_at_once_is_a_forfeit_in_one_line_and_leaves_no_folder(
     assert run_folders(tmp) == []
 
 
+@pytest.mark.slow
 def test_logs_are_kept_only_in_the_folder_asked_for(tmp_path: Path, marker: str) -> None:
     manifest = write_manifest(tmp_path, "crash-start", "--marker", marker)
     tmp, replays = tmp_path / "tmp", tmp_path / "replays"
@@ -376,6 +379,7 @@ def query(db: Path, sql: str) -> list[tuple[Any, ...]]:
         return connection.execute(sql).fetchall()
 
 
+@pytest.mark.slow
 def test_a_ladder_records_a_bot_that_cannot_start_suspends_it_and_goes_on(
     tmp_path: Path, marker: str
 ) -> None:
@@ -400,6 +404,7 @@ def test_a_ladder_records_a_bot_that_cannot_start_suspends_it_and_goes_on(
     assert run_folders(tmp) == []
 
 
+@pytest.mark.slow
 def test_a_match_the_arena_cannot_play_is_given_up_after_bounded_attempts(
     tmp_path: Path, marker: str
 ) -> None:
@@ -423,6 +428,7 @@ def test_a_match_the_arena_cannot_play_is_given_up_after_bounded_attempts(
     assert query(db, "SELECT COUNT(*) FROM match_seats") == [(0,)]
 
 
+@pytest.mark.slow
 def test_a_match_earlier_runs_never_finished_is_given_up(tmp_path: Path, marker: str) -> None:
     """As if three runs had died (``kill -9``) while playing match 2."""
     db = ladder(tmp_path, marker, suspend_after=5)
@@ -448,6 +454,7 @@ def test_a_sandbox_that_cannot_be_had_is_a_usage_error(tmp_path: Path, marker: s
     assert processes_with(marker) == []
 
 
+@pytest.mark.slow
 def test_a_replay_folder_that_cannot_be_made_is_a_one_line_error(
     tmp_path: Path, marker: str
 ) -> None:

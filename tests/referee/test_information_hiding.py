@@ -228,6 +228,7 @@ def test_no_message_names_a_hidden_card(
         assert audit.phases["PHASE_LAST_DISCARD"] > 0
 
 
+@pytest.mark.slow
 def test_no_message_over_grpc_names_a_hidden_card(audit: Audit, tmp_path: Any) -> None:
     settings = LaunchSettings(sandbox="auto", run_dir=tmp_path / "run")
     bots = [host("greedy", settings), host("random", settings)]

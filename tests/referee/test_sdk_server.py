@@ -12,6 +12,8 @@ import pytest
 
 from arena.hosting.connection import GrpcConnection
 
+pytestmark = pytest.mark.slow  # every test here starts processes or servers
+
 SERVE_RANDOM = "from arena.bots import RandomBot; from arena.sdk import serve; serve(RandomBot())"
 
 

@@ -61,6 +61,7 @@ def _host(references: list[str], settings: LaunchSettings) -> list:  # type: ign
     return start_bots(references, settings, BUILTIN_BOTS, lambda name: command_for(name, [], False))
 
 
+@pytest.mark.slow
 def test_seats_start_together(tmp_path: Path, marker: str, meeting_place: Path) -> None:
     references = [
         str(_rendezvous_manifest(tmp_path, marker, meeting_place, "north", "south")),
@@ -77,6 +78,7 @@ def test_seats_start_together(tmp_path: Path, marker: str, meeting_place: Path) 
     assert_nothing_left(marker)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("broken", ["crash-start", "never-ready", "refuse-handshake"])
 def test_a_seat_that_fails_to_start_leaves_nothing(
     tmp_path: Path, marker: str, broken: str

@@ -76,6 +76,7 @@ def test_the_commitment_is_the_documented_hash() -> None:
 # -- fresh seeds, recorded, replayable ----------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_match_without_seed_draws_a_fresh_one_and_records_it(tmp_path: Path) -> None:
     common = ("greedy", "random", "--games", "2", "--hands")
     first = match_json(*common, "--replays", str(tmp_path / "a"), cwd=tmp_path)
@@ -102,6 +103,7 @@ def test_a_match_without_seed_draws_a_fresh_one_and_records_it(tmp_path: Path) -
     assert again["seed_salt"] != first["seed_salt"], "the salt is fresh every match"
 
 
+@pytest.mark.slow
 def test_the_table_prints_the_seed_to_play_again(tmp_path: Path) -> None:
     run = arena("match", "greedy", "random", "--games", "1", "--hands", cwd=tmp_path)
     assert run.returncode == 0, run.stderr
@@ -110,6 +112,7 @@ def test_the_table_prints_the_seed_to_play_again(tmp_path: Path) -> None:
     assert int(found.group(1)) != 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", ["-1", str(2**64)])
 def test_a_seed_out_of_range_is_a_one_line_error(tmp_path: Path, seed: str) -> None:
     run = arena("match", "greedy", "random", "--seed", seed, cwd=tmp_path)
@@ -137,6 +140,7 @@ def witness_lines(stderr_log: str) -> list[dict[str, Any]]:
     return [json.loads(line[8:]) for line in text.splitlines() if line.startswith("WITNESS ")]
 
 
+@pytest.mark.slow
 def test_a_bot_process_verifies_the_commitment_at_the_end(tmp_path: Path) -> None:
     manifest = witness_manifest(tmp_path)
     result = match_json(
@@ -204,12 +208,14 @@ def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return Path(result["replay"])
 
 
+@pytest.mark.slow
 def test_verify_says_the_commitment_is_verified(finished: Path) -> None:
     run = arena("replay", "--verify", str(finished))
     assert run.returncode == 0, run.stdout + run.stderr
     assert "seed commitment verified" in run.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("field", ["seed", "salt"])
 def test_verify_finds_a_tampered_seed_or_salt(finished: Path, tmp_path: Path, field: str) -> None:
     records = raw_records(finished)
@@ -225,6 +231,7 @@ def test_verify_finds_a_tampered_seed_or_salt(finished: Path, tmp_path: Path, fi
     assert "seed commitment mismatch" in run.stdout
 
 
+@pytest.mark.slow
 def test_verify_says_an_old_replay_has_no_commitment(finished: Path, tmp_path: Path) -> None:
     """A version 1 replay (seed in the header, seeds and decks as they came) still reads
     and verifies; there is just no commitment to check."""
@@ -282,6 +289,7 @@ def test_a_replay_mid_match_tells_no_seed_and_no_deck(tmp_path: Path) -> None:
     assert f'"seed":{seed}' in ended and '"type":"reveal"' in ended  # revealed at the end
 
 
+@pytest.mark.slow
 def test_a_replay_cut_before_its_reveal_still_prints(finished: Path, tmp_path: Path) -> None:
     """What a referee killed mid-match leaves (or a match still going on): the moves
     print, the deals are said to be unrevealed, and --verify names what is missing."""

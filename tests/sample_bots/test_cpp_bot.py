@@ -17,6 +17,7 @@ import pytest
 
 from . import compiled_kit as kit
 
+
 KIT = kit.ROOT / "sample_bots" / "cpp"
 APT = "apt-get install g++ make pkg-config libgrpc++-dev protobuf-compiler-grpc"
 
@@ -32,9 +33,10 @@ def _missing() -> str | None:
 
 
 MISSING = _missing()
-pytestmark = pytest.mark.skipif(
-    MISSING is not None, reason=f"[cpp] C++ bot not buildable: {MISSING}"
-)
+pytestmark = [
+    pytest.mark.slow,  # every test here starts processes
+    pytest.mark.skipif(MISSING is not None, reason=f"[cpp] C++ bot not buildable: {MISSING}"),
+]
 
 
 @pytest.fixture(scope="module")

@@ -16,6 +16,7 @@ import pytest
 
 from . import compiled_kit as kit
 
+
 KIT = kit.ROOT / "sample_bots" / "go"
 GOCODE = Path("/usr/share/gocode/src")
 APT = (
@@ -35,7 +36,10 @@ def _missing() -> str | None:
 
 
 MISSING = _missing()
-pytestmark = pytest.mark.skipif(MISSING is not None, reason=f"[go] Go bot not buildable: {MISSING}")
+pytestmark = [
+    pytest.mark.slow,  # every test here starts processes
+    pytest.mark.skipif(MISSING is not None, reason=f"[go] Go bot not buildable: {MISSING}"),
+]
 
 
 @pytest.fixture(scope="module")

@@ -29,6 +29,7 @@ from arena.plugins.serve_bot import command_for
 from arena.proto import bot_pb2, bot_pb2_grpc
 from arena.referee.match import MatchConfig, Seat, play_match
 
+
 ROOT = Path(__file__).resolve().parents[2]
 KIT = ROOT / "sample_bots" / "js"
 MANIFEST = KIT / "bot.toml"
@@ -45,9 +46,10 @@ def _missing() -> str | None:
 
 
 MISSING = _missing()
-pytestmark = pytest.mark.skipif(
-    MISSING is not None, reason=f"[node] JS bot not runnable: {MISSING}"
-)
+pytestmark = [
+    pytest.mark.slow,  # every test here starts processes
+    pytest.mark.skipif(MISSING is not None, reason=f"[node] JS bot not runnable: {MISSING}"),
+]
 
 BWRAP_PROBLEM = bwrap_problem()
 SANDBOXES = [

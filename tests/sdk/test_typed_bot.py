@@ -9,6 +9,9 @@ import sys
 from pathlib import Path
 
 import arena
+import pytest
+
+pytestmark = pytest.mark.slow  # every test here starts processes or servers
 
 GOOD = """
 from arena.sdk import Bot, Decision, GameEvent, GinObservation, Reply, RummyObservation, gin, rummy

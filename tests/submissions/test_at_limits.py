@@ -14,6 +14,8 @@ from arena.cli.main import main
 from arena.hosting.confine import landlock_abi
 from tests.submissions.conftest import JS_KIT, add_author, needs_js_kit, serve, submit
 
+pytestmark = pytest.mark.slow  # every test here starts processes or servers
+
 
 def test_a_submitted_bot_plays_at_landlock_limits_without_bwrap(
     ladder: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]

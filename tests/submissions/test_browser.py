@@ -11,6 +11,8 @@ import pytest
 from arena.submissions.client import pack_folder
 from tests.submissions.conftest import JS_KIT, add_author, needs_bwrap, needs_js_kit, serve
 
+pytestmark = pytest.mark.slow  # every test here starts processes or servers
+
 CHROMIUM = "/usr/bin/chromium"
 
 

@@ -17,6 +17,8 @@ from arena.hosting.process import arena_folder
 from arena.submissions.build import BuildSettings, run_build
 from tests.submissions.conftest import needs_bwrap
 
+pytestmark = pytest.mark.slow  # every test here starts processes or servers
+
 
 @pytest.fixture(params=["bwrap", "limits"])
 def level(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:

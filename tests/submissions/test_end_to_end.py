@@ -24,6 +24,8 @@ from tests.submissions.conftest import (
 )
 from tests.submissions.web import WebSession
 
+pytestmark = pytest.mark.slow  # every test here starts processes or servers
+
 
 def _board(db: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, dict[str, object]]:
     capsys.readouterr()

@@ -120,6 +120,7 @@ def _race(server: Server, token: str, uploads: int) -> list[tuple[int, dict[str,
     return answers
 
 
+@pytest.mark.slow
 def test_twelve_racing_uploads_against_five_an_hour(
     ladder: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -139,6 +140,7 @@ def test_twelve_racing_uploads_against_five_an_hour(
     assert not list(Path(f"{ladder}.data", "uploads").iterdir())
 
 
+@pytest.mark.slow
 def test_uploads_in_flight_per_author_and_in_all(
     ladder: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -171,6 +173,7 @@ def test_uploads_in_flight_per_author_and_in_all(
         assert _in_flight(ladder) == 0
 
 
+@pytest.mark.slow
 def test_disk_quota_over_stored_versions(ladder: Path, capsys: pytest.CaptureFixture[str]) -> None:
     alice = add_author(ladder, "alice", capsys)
     with sqlite3.connect(ladder) as db:
@@ -194,6 +197,7 @@ def test_disk_quota_over_stored_versions(ladder: Path, capsys: pytest.CaptureFix
         assert _in_flight(ladder) == 0
 
 
+@pytest.mark.slow
 def test_a_too_large_body_is_refused_while_it_is_read(
     ladder: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -221,6 +225,7 @@ def test_a_too_large_body_is_refused_while_it_is_read(
     assert not list(Path(f"{ladder}.data", "uploads").iterdir())
 
 
+@pytest.mark.slow
 def test_ids_past_the_range_are_404_with_the_headers(
     ladder: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -265,6 +270,7 @@ def _my_with(server: Server, cookie: str) -> int:
     return status
 
 
+@pytest.mark.slow
 def test_sessions_end_on_the_server(ladder: Path, capsys: pytest.CaptureFixture[str]) -> None:
     alice = add_author(ladder, "alice", capsys)
     with serve(ladder) as server:
@@ -305,6 +311,7 @@ def test_sessions_end_on_the_server(ladder: Path, capsys: pytest.CaptureFixture[
         assert _my_with(server, cookie) == 303
 
 
+@pytest.mark.slow
 def test_wrong_tokens_are_slowed_down(ladder: Path, capsys: pytest.CaptureFixture[str]) -> None:
     alice = add_author(ladder, "alice", capsys)
     with serve(ladder, "--auth-failures", "5") as server:
@@ -359,6 +366,7 @@ def _trickle(port: int, data: bytes, every: float) -> Iterator[dict[str, float]]
         sock.close()
 
 
+@pytest.mark.slow
 def test_trickling_clients_are_dropped_while_others_are_served(
     ladder: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -420,6 +428,7 @@ def test_trickling_clients_are_dropped_while_others_are_served(
         assert closed <= timeout + 2.5, closed
 
 
+@pytest.mark.slow
 def test_connections_per_address(ladder: Path, capsys: pytest.CaptureFixture[str]) -> None:
     add_author(ladder, "alice", capsys)
     with serve(ladder, "--connections-per-address", "4") as server:
@@ -439,6 +448,7 @@ def test_connections_per_address(ladder: Path, capsys: pytest.CaptureFixture[str
             sock.close()
 
 
+@pytest.mark.slow
 def test_a_malformed_request_is_answered_with_the_headers(
     ladder: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -462,6 +472,7 @@ def test_rotate_names_the_author(ladder: Path, capsys: pytest.CaptureFixture[str
     assert "author 'carol' is revoked" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_a_forged_forwarded_for_does_not_dodge_the_wrong_token_limit(
     ladder: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -23,6 +23,8 @@ from arena.submissions.pipeline import check_submission
 from arena.submissions.worker import CheckQueue
 from tests.submissions.conftest import add_author, needs_bwrap, serve, tar_gz
 
+pytestmark = pytest.mark.slow  # every test here starts processes or servers
+
 MANIFEST = 'name = "{name}"\ncommand = ["sh", "run.sh"]\n'
 
 

@@ -132,6 +132,7 @@ REWRITES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("field_name", sorted(REWRITES))
 def test_a_build_that_rewrites_a_manifest_field_is_refused_naming_it(
     field_name: str, author: Path, check: FakeCheck
@@ -147,6 +148,7 @@ def test_a_build_that_rewrites_a_manifest_field_is_refused_naming_it(
     assert check.given == []  # the check never saw it
 
 
+@pytest.mark.slow
 def test_a_build_that_rewrites_a_nested_field_names_it(author: Path, check: FakeCheck) -> None:
     manifest = (
         f"{GOOD}build = '''sed -i 's/^memory_mb = 256/memory_mb = 8192/' bot.toml'''\n"
@@ -155,6 +157,7 @@ def test_a_build_that_rewrites_a_nested_field_names_it(author: Path, check: Fake
     _rejected(author, _bot(manifest), "the build changed 'limits.memory_mb'")
 
 
+@pytest.mark.slow
 def test_a_build_may_touch_the_manifest_without_changing_a_field(
     author: Path, check: FakeCheck
 ) -> None:
@@ -165,6 +168,7 @@ def test_a_build_may_touch_the_manifest_without_changing_a_field(
     assert text.endswith("# built\n")  # what was checked is the tree after the build
 
 
+@pytest.mark.slow
 def test_a_build_that_removes_the_manifest_or_makes_it_a_link(
     author: Path, check: FakeCheck
 ) -> None:
@@ -174,6 +178,7 @@ def test_a_build_that_removes_the_manifest_or_makes_it_a_link(
     _rejected(author, _bot(manifest), "the build removed bot.toml or made it a link")
 
 
+@pytest.mark.slow
 def test_a_build_that_writes_a_nesting_bomb_into_the_manifest(
     author: Path, check: FakeCheck
 ) -> None:
@@ -184,17 +189,20 @@ def test_a_build_that_writes_a_nesting_bomb_into_the_manifest(
 # -- links, modes and the program a build may leave ------------------------------------
 
 
+@pytest.mark.slow
 def test_a_build_that_links_out_is_refused(author: Path, check: FakeCheck) -> None:
     manifest = f"{GOOD}build = 'ln -s /etc/passwd passwd'\n"
     _rejected(author, _bot(manifest), "the build made a link 'passwd' pointing outside the folder")
 
 
+@pytest.mark.slow
 def test_a_build_that_points_the_program_out_is_refused(author: Path, check: FakeCheck) -> None:
     """The program is vetted again after the build: ./bot made a link out of the folder."""
     manifest = 'name = "mybot"\ncommand = ["./bot"]\nbuild = "ln -s /usr/bin/env bot"\n'
     _rejected(author, tar_gz({"bot.toml": manifest}), "pointing outside the folder")
 
 
+@pytest.mark.slow
 def test_a_build_that_makes_a_set_uid_program_is_stored_without_the_bit(
     author: Path, check: FakeCheck
 ) -> None:
@@ -214,6 +222,7 @@ def test_a_build_that_makes_a_set_uid_program_is_stored_without_the_bit(
     assert modes["bot"] == 0o755 and modes["data"] == 0o755
 
 
+@pytest.mark.slow
 def test_a_build_that_leaves_a_fifo_or_a_hard_link_is_refused(
     author: Path, check: FakeCheck
 ) -> None:
@@ -223,6 +232,7 @@ def test_a_build_that_leaves_a_fifo_or_a_hard_link_is_refused(
     _rejected(author, _bot(f"{GOOD}build = 'ln run.sh hard'\n"), "the build made a hard link")
 
 
+@pytest.mark.slow
 def test_a_build_too_deep_is_refused_and_removed(author: Path, check: FakeCheck) -> None:
     deep = "python3 -c \"import os\nfor _ in range(3000): os.mkdir('d'); os.chdir('d')\""
     _rejected(author, _bot(f"{GOOD}build = '''{deep}'''\n"), "more than 64 names deep")
@@ -320,6 +330,7 @@ def _stored(db: Path) -> Path:
     return place
 
 
+@pytest.mark.slow
 def test_the_stored_archive_is_the_vetted_tree_addressed_by_its_hash(
     author: Path, check: FakeCheck
 ) -> None:
@@ -391,6 +402,7 @@ def test_a_match_starts_only_from_an_archive_with_the_vetted_hash(
         open_version(layout, place.name)
 
 
+@pytest.mark.slow
 def test_the_report_names_no_server_path(author: Path, check: FakeCheck) -> None:
     submission = _submit(author, _bot(f"{GOOD}build = 'echo ok'\n"))
     assert submission.status == "accepted", submission.reason

@@ -18,6 +18,8 @@ from arena.storage import LadderStore
 from tests.submissions.conftest import add_author, data_files, needs_bwrap, serve, tar_gz
 from tests.submissions.web import WebSession
 
+pytestmark = pytest.mark.slow  # every test here starts processes or servers
+
 MANIFEST = 'name = "{name}"\ncommand = ["node", "bot.js"]\nworking_directory = "."\n'
 
 

@@ -160,6 +160,7 @@ def test_compressed_size_cap(box: Path, tmp_path: Path) -> None:
     _refused(box, archive, "larger than 1 MiB", UnpackLimits(compressed_bytes=1024 * 1024))
 
 
+@pytest.mark.slow
 def test_a_hundred_thousand_tiny_files_are_refused_early(box: Path, tmp_path: Path) -> None:
     archive = tmp_path / "many.tar.gz"
     with (
@@ -172,6 +173,7 @@ def test_a_hundred_thousand_tiny_files_are_refused_early(box: Path, tmp_path: Pa
     assert not any((box / "dest").iterdir())  # counted before anything was written
 
 
+@pytest.mark.slow
 def test_a_hundred_thousand_tiny_files_in_a_zip(box: Path, tmp_path: Path) -> None:
     archive = tmp_path / "many.zip"
     with zipfile.ZipFile(archive, "w") as zipped:
@@ -494,6 +496,7 @@ def test_check_tree_limits(tmp_path: Path) -> None:
     assert check_tree(tree, UnpackLimits(unpacked_bytes=3 * 600 * 1024)).bytes == 3 * 600 * 1024
 
 
+@pytest.mark.slow
 def test_check_tree_refuses_a_tree_too_deep_or_too_long_without_walking_it(
     tmp_path: Path,
 ) -> None:
@@ -527,6 +530,7 @@ def test_check_tree_accepts_links_that_stay_inside(tmp_path: Path) -> None:
 # -- removing whatever a stranger wrote -------------------------------------------------
 
 
+@pytest.mark.slow
 def test_remove_tree_removes_any_depth_any_length_and_closed_folders(tmp_path: Path) -> None:
     top = tmp_path / "top"
     top.mkdir()
@@ -554,6 +558,7 @@ def test_remove_tree_removes_any_depth_any_length_and_closed_folders(tmp_path: P
     assert not (tmp_path / "file").exists()
 
 
+@pytest.mark.slow
 def test_walk_folders_visits_every_entry_at_any_depth(tmp_path: Path) -> None:
     top = tmp_path / "top"
     top.mkdir()
@@ -848,6 +853,7 @@ print("gone" if not top.exists() else "left")
 """
 
 
+@pytest.mark.slow
 def test_remove_tree_opens_folders_their_owner_closed() -> None:
     """As their owner, not root (root passes every permission): folders of mode 000 and
     without write permission are opened up and removed."""

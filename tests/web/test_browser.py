@@ -23,6 +23,8 @@ from arena.replays.records import Record
 from arena.replays.seat_view import dealt_hands
 from tests.web.conftest import ARENA, HOSTILE, Ladders, serving
 
+pytestmark = pytest.mark.slow  # a browser and a server for every test
+
 sync_api = pytest.importorskip(
     "playwright.sync_api",
     reason="[chromium] playwright is not installed (pip install -e '.[test]')",

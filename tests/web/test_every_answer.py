@@ -71,6 +71,7 @@ def _paths(app: FastAPI, value: str) -> Iterator[tuple[str, str]]:
             yield method, path
 
 
+@pytest.mark.slow
 def test_every_id_is_a_row_id(served: tuple[FastAPI, TestClient, str]) -> None:
     """No route takes a bare ``{...:int}``: an id is ``{...:id}``, within SQLite's range."""
     app, _, _ = served
@@ -82,6 +83,7 @@ def test_every_id_is_a_row_id(served: tuple[FastAPI, TestClient, str]) -> None:
     assert ids >= 10  # the view's matches and replays (twice each), submissions, logs
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signed_in", [False, True])
 def test_every_route_with_bad_ids_answers_404_with_the_headers(
     served: tuple[FastAPI, TestClient, str], signed_in: bool

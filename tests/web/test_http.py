@@ -447,6 +447,7 @@ def test_plugin_game_replay_shows_the_event_list(ladders: Ladders) -> None:
         assert 'id="viewer"' not in page
 
 
+@pytest.mark.slow
 def test_arena_serve_over_a_real_socket(server: str) -> None:
     """The command itself: both ladders over loopback, with the headers."""
     with urllib.request.urlopen(server + "/api/ladders") as response:
