@@ -2,11 +2,12 @@
 engine puts in an error appears there, and the repository points nowhere outside."""
 
 from __future__ import annotations
-import pytest
 
 import re
 import subprocess
 from pathlib import Path
+
+import pytest
 
 from arena.games.gin_rummy import PRESETS as GIN_PRESETS
 from arena.games.gin_rummy import GinRules

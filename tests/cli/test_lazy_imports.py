@@ -1,11 +1,12 @@
 """``arena --help`` lists every command without importing any command's module."""
 
 from __future__ import annotations
-import pytest
 
 import argparse
 import subprocess
 import sys
+
+import pytest
 
 from arena.cli.main import COMMANDS, build_parser
 

@@ -10,7 +10,6 @@ and no observation may show a card its seat cannot know.
 """
 
 from __future__ import annotations
-import pytest
 
 import dataclasses
 import random
@@ -18,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -37,7 +37,6 @@ from tests.ladder.dask_helpers import (
     write_bot,
 )
 
-
 BIN = Path(sys.executable).parent
 MATCHES = 3 * 2  # three pairs, both seatings
 

@@ -2,11 +2,12 @@
 never a stranger's."""
 
 from __future__ import annotations
-import pytest
 
 import json
 import sqlite3
 from pathlib import Path
+
+import pytest
 
 from arena.testing.broken_bots import write_manifest
 

@@ -17,7 +17,6 @@ import pytest
 
 from . import compiled_kit as kit
 
-
 KIT = kit.ROOT / "sample_bots" / "cpp"
 APT = "apt-get install g++ make pkg-config libgrpc++-dev protobuf-compiler-grpc"
 

@@ -16,7 +16,6 @@ import pytest
 
 from . import compiled_kit as kit
 
-
 KIT = kit.ROOT / "sample_bots" / "go"
 GOCODE = Path("/usr/share/gocode/src")
 APT = (

@@ -29,7 +29,6 @@ from arena.plugins.serve_bot import command_for
 from arena.proto import bot_pb2, bot_pb2_grpc
 from arena.referee.match import MatchConfig, Seat, play_match
 
-
 ROOT = Path(__file__).resolve().parents[2]
 KIT = ROOT / "sample_bots" / "js"
 MANIFEST = KIT / "bot.toml"

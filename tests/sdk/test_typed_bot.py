@@ -8,8 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import arena
 import pytest
+
+import arena
 
 pytestmark = pytest.mark.slow  # every test here starts processes or servers
 
