@@ -22,7 +22,7 @@ from arena.plugins import load_plugins
 from arena.plugins.bot_references import refuse_registered, resolve_bot
 from arena.ratings import DEFAULT_ENV
 from arena.storage import LadderStore
-from arena.storage.ladder_store import ACTIVE
+from arena.storage.ladder_store import ACTIVE, FinishedMatch
 from arena.storage.submissions_store import SubmissionStore
 
 __all__ = ["register"]
@@ -379,20 +379,20 @@ def _leaderboard(args: argparse.Namespace) -> int:
     return 0
 
 
-def _faults_text(match: dict[str, Any]) -> list[str]:
+def _faults_text(match: FinishedMatch) -> list[str]:
     return [
-        f"{fault['bot']} {fault['status']}{fault_where(fault['game'])}: {fault['reason']}"
-        for fault in match["fault_reasons"]
+        f"{fault.bot} {fault.status}{fault_where(fault.game)}: {fault.reason}"
+        for fault in match.fault_reasons
     ]
 
 
-def _match_line(match: dict[str, Any]) -> str:
-    score = score_text(match["seats"], match["wins"])
-    points = "-".join(map(str, match["points"]))
-    levels = ", ".join(sorted(set(match["sandbox"])))
+def _match_line(match: FinishedMatch) -> str:
+    score = score_text(match.seats, match.wins)
+    points = "-".join(map(str, match.points))
+    levels = ", ".join(sorted(set(match.sandbox)))
     return (
-        f"match {match['match']} ({match['finished']}, unit {match['unit']}): {score} "
-        f"of {plural(match['games'], 'game')}, points {points}, sandbox {levels}"
+        f"match {match.match} ({match.finished}, unit {match.unit}): {score} "
+        f"of {plural(match.games, 'game')}, points {points}, sandbox {levels}"
     )
 
 
@@ -407,7 +407,12 @@ def _history(args: argparse.Namespace) -> int:
         if args.json:
             print(
                 json.dumps(
-                    {"bot": args.name, "status": bot.status, "matches": matches, "ratings": ratings}
+                    {
+                        "bot": args.name,
+                        "status": bot.status,
+                        "matches": [match.to_json() for match in matches],
+                        "ratings": [change.to_json() for change in ratings],
+                    }
                 )
             )
             return 0
@@ -415,19 +420,19 @@ def _history(args: argparse.Namespace) -> int:
             f"{bot.name} ({bot.reference}): {bot.status}, mu {bot.rating.mu:.2f} sigma {bot.rating.sigma:.2f}"
         )
         for match in matches:
-            seat = match["seats"].index(args.name)
-            others = ", ".join(name for name in match["seats"] if name != args.name)
+            seat = match.seats.index(args.name)
+            others = ", ".join(name for name in match.seats if name != args.name)
             print(
-                f"  match {match['match']} (unit {match['unit']}, seat {seat}) vs {others}: "
-                f"games won {match['wins'][seat]}/{match['games']}, points {match['points'][seat]}, "
-                f"faults {match['faults'][seat]}, sandbox {match['sandbox'][seat]}"
+                f"  match {match.match} (unit {match.unit}, seat {seat}) vs {others}: "
+                f"games won {match.wins[seat]}/{match.games}, points {match.points[seat]}, "
+                f"faults {match.faults[seat]}, sandbox {match.sandbox[seat]}"
             )
             for line in _faults_text(match):
                 if line.startswith(f"{args.name} "):
                     print(f"    fault: {line}")
         for change in ratings:
             print(
-                f"  unit {change['unit_id']}: place {change['rank'] + 1}, mu {change['mu_before']:.2f} -> {change['mu_after']:.2f}, sigma {change['sigma_before']:.2f} -> {change['sigma_after']:.2f}"
+                f"  unit {change.unit_id}: place {change.rank + 1}, mu {change.mu_before:.2f} -> {change.mu_after:.2f}, sigma {change.sigma_before:.2f} -> {change.sigma_after:.2f}"
             )
     finally:
         store.close()
@@ -439,16 +444,23 @@ def _all_history(store: LadderStore, as_json: bool) -> int:
     matches = store.finished_matches()
     unplayed = store.unplayed_matches()
     if as_json:
-        print(json.dumps({"matches": matches, "unplayed": unplayed}))
+        print(
+            json.dumps(
+                {
+                    "matches": [match.to_json() for match in matches],
+                    "unplayed": [match.to_json() for match in unplayed],
+                }
+            )
+        )
         return 0
     for match in matches:
         print(_match_line(match))
         for line in _faults_text(match):
             print(f"  fault: {line}")
-    for match in unplayed:
+    for missed in unplayed:
         print(
-            f"match {match['match']} ({match['finished']}, unit {match['unit']}): "
-            f"{' vs '.join(match['seats'])} not played ({match['status']}): {match['reason']}"
+            f"match {missed.match} ({missed.finished}, unit {missed.unit}): "
+            f"{' vs '.join(missed.seats)} not played ({missed.status}): {missed.reason}"
         )
     if not matches and not unplayed:
         print("no match played yet")
@@ -462,9 +474,9 @@ def _export(args: argparse.Namespace) -> int:
             text = json.dumps(
                 {
                     "leaderboard": _rows(store),
-                    "matches": store.finished_matches(),
-                    "unplayed": store.unplayed_matches(),
-                    "ratings": store.rating_history(),
+                    "matches": [match.to_json() for match in store.finished_matches()],
+                    "unplayed": [match.to_json() for match in store.unplayed_matches()],
+                    "ratings": [change.to_json() for change in store.rating_history()],
                 },
                 indent=1,
             )
@@ -473,12 +485,12 @@ def _export(args: argparse.Namespace) -> int:
             if args.what in ("standings", "ratings"):
                 rows = _rows(store)
             elif args.what == "history":
-                rows = store.rating_history()
+                rows = [change.to_json() for change in store.rating_history()]
             else:
                 rows = [
-                    {**match, "seats": "|".join(match["seats"]), "wins": "|".join(map(str, match["wins"])),
-                     "points": "|".join(map(str, match["points"])), "faults": "|".join(map(str, match["faults"])),
-                     "sandbox": "|".join(match["sandbox"]), "fault_reasons": " | ".join(_faults_text(match))}
+                    {**match.to_json(), "seats": "|".join(match.seats), "wins": "|".join(map(str, match.wins)),
+                     "points": "|".join(map(str, match.points)), "faults": "|".join(map(str, match.faults)),
+                     "sandbox": "|".join(match.sandbox), "fault_reasons": " | ".join(_faults_text(match))}
                     for match in store.finished_matches()
                 ]  # fmt: skip
             buffer = io.StringIO()

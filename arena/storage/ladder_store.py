@@ -11,7 +11,7 @@ import json
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
@@ -25,10 +25,14 @@ __all__ = [
     "BotRow",
     "BotStatus",
     "DealSecret",
+    "FinishedMatch",
     "LadderStore",
     "MatchRow",
     "MatchStatus",
+    "RatingChange",
     "RecordedMatch",
+    "SeatFault",
+    "UnplayedMatch",
 ]
 
 
@@ -114,6 +118,76 @@ class RecordedMatch:
     match_id: int
     rated: bool  # this match completed its unit, and the ratings moved
     suspended: tuple[str, ...]  # bots suspended by this match's faults
+
+
+@dataclass(frozen=True)
+class SeatFault:
+    """A fault in a finished match, by the bot that made it."""
+
+    bot: str
+    status: str
+    game: int  # from 0, as recorded; -1 before the first game
+    reason: str
+
+
+@dataclass(frozen=True)
+class FinishedMatch:
+    """A finished match as ``arena ladder history`` and the export list it: its unit,
+    seats, and each seat's game wins, points, faults and sandbox level."""
+
+    match: int
+    unit: int
+    schedule: str  # the unit's key
+    seed: int
+    seats: tuple[str, ...]
+    finished: str
+    replay: str | None
+    wins: tuple[int, ...]
+    points: tuple[int, ...]
+    faults: tuple[int, ...]
+    games: int
+    sandbox: tuple[str, ...]
+    fault_reasons: tuple[SeatFault, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["seats"], data["wins"] = list(self.seats), list(self.wins)
+        data["points"], data["faults"] = list(self.points), list(self.faults)
+        data["sandbox"] = list(self.sandbox)
+        data["fault_reasons"] = [asdict(fault) for fault in self.fault_reasons]
+        return data
+
+
+@dataclass(frozen=True)
+class UnplayedMatch:
+    """A match the arena could not play: failed, or given up (cancelled with the error)."""
+
+    match: int
+    unit: int
+    seats: tuple[str, ...]
+    status: MatchStatus
+    finished: str | None
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {**asdict(self), "seats": list(self.seats), "status": self.status.value}
+
+
+@dataclass(frozen=True)
+class RatingChange:
+    """One bot's rating before and after a unit was rated (``rank`` from 0)."""
+
+    unit_id: int
+    name: str
+    rank: int
+    mu_before: float
+    sigma_before: float
+    mu_after: float
+    sigma_after: float
+    at: str
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
 
 
 class LadderStore:
@@ -454,7 +528,7 @@ class LadderStore:
 
     # -- reports ---------------------------------------------------------------
 
-    def finished_matches(self, name: str | None = None) -> list[dict[str, Any]]:
+    def finished_matches(self, name: str | None = None) -> list[FinishedMatch]:
         """Finished matches, oldest first (of one bot, if named), with their unit."""
         rows = self.db.execute(
             "SELECT m.id, m.unit_id, u.key, u.seed, m.seats, m.finished, m.replay, m.result FROM matches m "
@@ -462,38 +536,36 @@ class LadderStore:
         ).fetchall()
         out = []
         for row in rows:
-            seats = json.loads(row["seats"])
+            seats = tuple(json.loads(row["seats"]))
             if name is not None and name not in seats:
                 continue
             result = json.loads(row["result"])
+            bots = result["bots"]
             out.append(
-                {
-                    "match": row["id"],
-                    "unit": row["unit_id"],
-                    "schedule": row["key"],
-                    "seed": row["seed"],
-                    "seats": seats,
-                    "finished": row["finished"],
-                    "replay": row["replay"],
-                    "wins": [bot["wins"] for bot in result["bots"]],
-                    "points": [bot["points"] for bot in result["bots"]],
-                    "faults": [bot["faults"] for bot in result["bots"]],
-                    "games": result["games"],
-                    "sandbox": [bot.get("sandbox", "") for bot in result["bots"]],
-                    "fault_reasons": [
-                        {
-                            "bot": seats[fault["seat"]],
-                            "status": fault["status"],
-                            "game": fault["game"],
-                            "reason": fault["reason"],
-                        }
+                FinishedMatch(
+                    match=row["id"],
+                    unit=row["unit_id"],
+                    schedule=row["key"],
+                    seed=row["seed"],
+                    seats=seats,
+                    finished=row["finished"],
+                    replay=row["replay"],
+                    wins=tuple(bot["wins"] for bot in bots),
+                    points=tuple(bot["points"] for bot in bots),
+                    faults=tuple(bot["faults"] for bot in bots),
+                    games=result["games"],
+                    sandbox=tuple(bot.get("sandbox", "") for bot in bots),
+                    fault_reasons=tuple(
+                        SeatFault(
+                            seats[fault["seat"]], fault["status"], fault["game"], fault["reason"]
+                        )
                         for fault in result.get("faults", [])
-                    ],
-                }
+                    ),
+                )
             )
         return out
 
-    def unplayed_matches(self) -> list[dict[str, Any]]:
+    def unplayed_matches(self) -> list[UnplayedMatch]:
         """Matches the arena could not play, oldest first: failed, or given up after
         attempt after attempt (cancelled with the error), with the reason."""
         rows = self.db.execute(
@@ -502,23 +574,24 @@ class LadderStore:
             "ORDER BY finished, id"
         ).fetchall()
         return [
-            {
-                "match": row["id"],
-                "unit": row["unit_id"],
-                "seats": json.loads(row["seats"]),
-                "status": row["status"],
-                "finished": row["finished"],
-                "reason": row["failure"] or json.loads(row["result"] or "{}").get("error", ""),
-            }
+            UnplayedMatch(
+                match=row["id"],
+                unit=row["unit_id"],
+                seats=tuple(json.loads(row["seats"])),
+                status=MatchStatus(row["status"]),
+                finished=row["finished"],
+                reason=row["failure"] or json.loads(row["result"] or "{}").get("error", ""),
+            )
             for row in rows
         ]
 
-    def rating_history(self, name: str | None = None) -> list[dict[str, Any]]:
+    def rating_history(self, name: str | None = None) -> list[RatingChange]:
+        """Every rating change, in order (of one bot, if named)."""
         rows = self.db.execute(
             "SELECT h.unit_id, b.name, h.rank, h.mu_before, h.sigma_before, h.mu_after, h.sigma_after, h.at "
             "FROM rating_history h JOIN bots b ON b.id = h.bot_id ORDER BY h.id"
         ).fetchall()
-        return [dict(row) for row in rows if name is None or row["name"] == name]
+        return [RatingChange(**dict(row)) for row in rows if name is None or row["name"] == name]
 
     def counts(self) -> dict[str, int]:
         rows = self.db.execute(

@@ -51,7 +51,8 @@ from starlette.types import ASGIApp
 
 from arena.archives import ArchiveError, archive_kind
 from arena.storage import LadderStore
-from arena.storage.submissions_store import Author, Quotas, Refusal, SubmissionStore
+from arena.storage.ladder_store import FinishedMatch
+from arena.storage.submissions_store import Author, BotVersion, Quotas, Refusal, SubmissionStore
 from arena.submissions.layout import DataLayout
 from arena.submissions.pipeline import CheckOptions
 from arena.submissions.report import SubmissionReport
@@ -441,23 +442,23 @@ class _Handlers:
             matches = store.ladder.finished_matches(version.ladder_name)
         rows = []
         for match in matches:
-            seat = match["seats"].index(version.ladder_name)
+            seat = match.seats.index(version.ladder_name)
             rows.append(
                 {
-                    "id": match["match"],
-                    "opponents": [n for n in match["seats"] if n != version.ladder_name],
-                    "wins": match["wins"][seat],
-                    "games": match["games"],
-                    "faults": match["faults"][seat],
+                    "id": match.match,
+                    "opponents": [n for n in match.seats if n != version.ladder_name],
+                    "wins": match.wins[seat],
+                    "games": match.games,
+                    "faults": match.faults[seat],
                     "has_log": self._match_log(match, version) is not None,
                 }
             )
         return self.page("bot.html", author=author, v=version, matches=rows)
 
-    def _match_log(self, match: dict[str, Any], version: Any) -> Path | None:
-        if not match.get("replay"):
+    def _match_log(self, match: FinishedMatch, version: BotVersion) -> Path | None:
+        if not match.replay:
             return None
-        run_dir = Path(str(match["replay"]).removesuffix(".jsonl"))
+        run_dir = Path(match.replay.removesuffix(".jsonl"))
         path = run_dir / f"{version.bot_name}.stderr.log"
         return path if path.is_file() and not path.is_symlink() else None
 
@@ -469,7 +470,7 @@ class _Handlers:
         with self.service.store() as store:
             matches = store.ladder.finished_matches(version.ladder_name)
         wanted = request.path_params["match"]
-        match = next((m for m in matches if m["match"] == wanted), None)
+        match = next((m for m in matches if m.match == wanted), None)
         path = self._match_log(match, version) if match is not None else None
         if path is None:
             return PlainTextResponse("no such log", status_code=404)

@@ -166,10 +166,10 @@ def test_a_unit_is_rated_when_its_last_match_finishes(store: LadderStore) -> Non
     ts = reference()
     winner, loser = one_on_one(ts, ts.create_rating(), ts.create_rating())
     assert same(rating(store, "a"), winner) and same(rating(store, "b"), loser)
-    history = {row["name"]: row for row in store.rating_history()}
-    assert history["a"]["rank"] == 0 and history["b"]["rank"] == 1
-    assert history["a"]["mu_before"] == 25 and history["a"]["mu_after"] == pytest.approx(winner.mu)
-    assert history["b"]["sigma_after"] == pytest.approx(loser.sigma)
+    history = {row.name: row for row in store.rating_history()}
+    assert history["a"].rank == 0 and history["b"].rank == 1
+    assert history["a"].mu_before == 25 and history["a"].mu_after == pytest.approx(winner.mu)
+    assert history["b"].sigma_after == pytest.approx(loser.sigma)
     assert store.bot("a").matches == 2 and store.bot("a").game_wins == 3
     assert store.bot("a").wins == 1 and store.bot("b").wins == 1  # one match each
 
@@ -223,7 +223,7 @@ def test_a_four_seat_unit_is_a_free_for_all(store: LadderStore) -> None:
     expected = ts.rate([(ts.create_rating(),) for _ in seating], ranks=ranks)
     for name, (new,) in zip(seating, expected, strict=True):
         assert same(rating(store, name), new)
-    assert [row["rank"] for row in store.rating_history()] == ranks
+    assert [row.rank for row in store.rating_history()] == ranks
 
 
 def play_sequence(store: LadderStore) -> None:
@@ -247,7 +247,9 @@ def test_the_same_results_in_the_same_order_give_the_same_ratings(tmp_path: Path
     assert all(bot.rating != DEFAULT_ENV.initial() for bot in first.bots())
 
     def history(store: LadderStore) -> list[dict[str, Any]]:
-        return [{k: v for k, v in row.items() if k != "at"} for row in store.rating_history()]
+        return [
+            {k: v for k, v in row.to_json().items() if k != "at"} for row in store.rating_history()
+        ]
 
     assert history(first) == history(second)
     assert len(history(first)) == 12  # 6 units of 2 bots
@@ -267,7 +269,7 @@ def test_a_match_recorded_twice_counts_once(store: LadderStore) -> None:
     assert len(store.rating_history()) == 2
     assert store.db.execute("SELECT COUNT(*) FROM match_seats").fetchone()[0] == 4
     finished = store.finished_matches()
-    assert [m["wins"] for m in finished] == [[2, 0], [0, 2]]  # the first result stands
+    assert [m.wins for m in finished] == [(2, 0), (0, 2)]  # the first result stands
 
 
 def single_match(store: LadderStore, key: str, pair: tuple[str, str]) -> int:
