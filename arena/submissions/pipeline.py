@@ -205,7 +205,12 @@ def _vet(root: Path, before: _Vetted | None = None) -> _Vetted:
         command = manifest_command(document)
     except HostingError as error:
         raise Rejected(_own_words(error, resolved)) from None
-    _vet_program(command.argv[0], command.cwd or resolved, resolved, command.env)
+    if "PATH" in command.env:
+        raise Rejected(f"{MANIFEST}: env.PATH may not be set by a submitted bot")
+    # {python} is the arena's own interpreter (a Python SDK bot's): the arena chose it and
+    # binds it, its environment and its own package read-only, as for its own bots.
+    if _words(data.get("command"))[:1] != [PYTHON_PLACEHOLDER]:
+        _vet_program(command.argv[0], command.cwd or resolved, resolved)
     return _Vetted(command, data)
 
 
@@ -241,13 +246,6 @@ def _vet_paths(data: dict[str, Any], root: Path) -> None:
                 f"{MANIFEST}: sandbox.read_only may name only paths inside the submission's "
                 f"folder, not {path!r}"
             )
-    command = data.get("command")
-    words = _words(command)
-    if words[:1] == [PYTHON_PLACEHOLDER]:
-        raise Rejected(
-            f"{MANIFEST}: command: {PYTHON_PLACEHOLDER} is the arena's own Python, for the "
-            "ladder's own bots; a submitted bot names its program (python3, node, ./bot)"
-        )
 
 
 def _inside(root: Path, text: str) -> bool:
@@ -267,12 +265,10 @@ def _words(command: object) -> list[str]:
     return []
 
 
-def _vet_program(program: str, cwd: Path, root: Path, env: dict[str, str]) -> None:
+def _vet_program(program: str, cwd: Path, root: Path) -> None:
     """The sandbox binds the folder of the program a command names, so a stranger's
-    command may name only a program of its own folder or of the system's (/usr, /bin...),
-    and may not change PATH to find another."""
-    if "PATH" in env:
-        raise Rejected(f"{MANIFEST}: env.PATH may not be set by a submitted bot")
+    command may name only a program of its own folder or of the system's (/usr, /bin...)
+    (and may not change PATH to find another: see ``_vet``)."""
     if os.sep in program:
         found: str | None = os.path.realpath(cwd / program)
     else:

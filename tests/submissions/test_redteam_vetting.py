@@ -266,8 +266,6 @@ def test_a_program_outside_is_refused_without_saying_where_it_is(
     manifest = 'name = "mybot"\ncommand = ["../../../usr/local/bin/x"]\n'
     reason = _rejected(author, tar_gz({"bot.toml": manifest}), "neither in the submission's")
     assert "/usr/local/bin/x'" in reason and " is /" not in reason
-    manifest = 'name = "mybot"\ncommand = "{python} bot.py"\n'
-    _rejected(author, tar_gz({"bot.toml": manifest}), "{python} is the arena's own Python")
 
 
 # -- bounded parsing -------------------------------------------------------------------
@@ -514,9 +512,24 @@ def test_read_only_paths_inside_are_accepted(author: Path, check: FakeCheck) -> 
     assert submission.status == "accepted", submission.reason
 
 
-def test_python_placeholder_in_a_list_command(author: Path, check: FakeCheck) -> None:
-    manifest = 'name = "mybot"\ncommand = ["{python}", "bot.py"]\n'
-    _rejected(author, tar_gz({"bot.toml": manifest}), "{python} is the arena's own Python")
+@pytest.mark.parametrize(
+    "command", ['["{python}", "bot.py"]', '"{python} bot.py"'], ids=["list", "string"]
+)
+def test_a_python_sdk_bot_on_the_arena_s_python_is_accepted(
+    command: str, author: Path, check: FakeCheck
+) -> None:
+    """``{python}`` is the arena's own interpreter, which the arena binds (read-only) with
+    its package: not a program of the submitter's choosing (tests/submissions/
+    test_python_bot.py submits one over HTTP and runs it under bwrap)."""
+    manifest = f'name = "mybot"\ncommand = {command}\n'
+    submission = _submit(author, tar_gz({"bot.toml": manifest, "bot.py": "pass\n"}))
+    assert submission.status == "accepted", submission.reason
+    assert len(check.given) == 1
+
+
+def test_a_python_sdk_bot_may_not_set_path_either(author: Path, check: FakeCheck) -> None:
+    manifest = 'name = "mybot"\ncommand = ["{python}", "bot.py"]\n[env]\nPATH = "/x"\n'
+    _rejected(author, tar_gz({"bot.toml": manifest}), "env.PATH may not be set")
 
 
 def test_a_program_on_the_path_is_judged_where_its_links_lead(
