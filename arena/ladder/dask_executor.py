@@ -122,10 +122,10 @@ class DaskExecutor:
         for address, answer in answers.items():
             if isinstance(answer, BaseException):
                 self.refused[address] = f"the check failed: {type(answer).__name__}: {answer}"
-            elif answer["problem"]:
-                self.refused[address] = answer["problem"]
+            elif answer.problem:
+                self.refused[address] = answer.problem
             else:
-                self.admitted[address] = int(answer["nthreads"])
+                self.admitted[address] = answer.nthreads
                 admitted.append(address)
                 continue
             print(f"arena: Dask worker {address} refused: {self.refused[address]}", file=sys.stderr)

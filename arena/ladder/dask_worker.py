@@ -25,10 +25,9 @@ import tempfile
 import threading
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from importlib.metadata import entry_points, packages_distributions, version
 from pathlib import Path
-from typing import Any
 
 from distributed import Scheduler, Worker, WorkerPlugin, get_worker
 
@@ -45,7 +44,9 @@ from arena.plugins import load_plugins
 from arena.plugins.manager import ENTRY_POINT_GROUP
 
 __all__ = [
+    "Admission",
     "RefereeDiedError",
+    "WorkerProfile",
     "admit_worker",
     "describe_difference",
     "requirement_resource",
@@ -58,14 +59,37 @@ LOG_TAIL_BYTES = 1024 * 1024  # of each bot log sent back to the runner
 
 _POOL_LOCK = threading.Lock()
 _POOL: ProcessPoolExecutor | None = None
-_PROFILES: dict[tuple[tuple[str, ...], bool], dict[str, Any]] = {}  # this worker's, by plugins
+_PROFILES: dict[tuple[tuple[str, ...], bool], WorkerProfile] = {}  # this worker's, by plugins
 
 
 class RefereeDiedError(ArenaError, RuntimeError):
     """The process playing a match died (the match took it down); Dask retries the task."""
 
 
-def worker_profile(modules: tuple[str, ...], autoload: bool) -> dict[str, Any]:
+@dataclass(frozen=True)
+class WorkerProfile:
+    """What must be the same on the runner and every worker: the arena's version, the
+    plugins with their distributions' versions, and the bots they register."""
+
+    arena: str
+    plugins: dict[str, str]  # plugin (entry point or module) -> "distribution version"
+    bots: tuple[str, ...]
+
+    def to_json(self) -> dict[str, object]:
+        return {"arena": self.arena, "plugins": self.plugins, "bots": list(self.bots)}
+
+
+@dataclass(frozen=True)
+class Admission:
+    """A worker's answer to ``admit_worker``: why it was refused (None: admitted), the
+    sandbox level it will play at, and its threads."""
+
+    problem: str | None
+    sandbox: str
+    nthreads: int
+
+
+def worker_profile(modules: tuple[str, ...], autoload: bool) -> WorkerProfile:
     """What must be the same on the runner and every worker: the arena's version, the
     plugins with their distributions' versions, and the bots they register."""
     plugins = load_plugins(modules, autoload=autoload)
@@ -87,19 +111,17 @@ def worker_profile(modules: tuple[str, ...], autoload: bool) -> dict[str, Any]:
                 versions[module] = "cannot be imported"
                 continue
             versions[module] = str(getattr(loaded, "__version__", "unversioned"))
-    return {
-        "arena": arena.__version__,
-        "plugins": dict(sorted(versions.items())),
-        "bots": sorted(plugins.bots),
-    }
+    return WorkerProfile(
+        arena.__version__, dict(sorted(versions.items())), tuple(sorted(plugins.bots))
+    )
 
 
-def describe_difference(runner: dict[str, Any], worker: dict[str, Any]) -> str | None:
+def describe_difference(runner: WorkerProfile, worker: WorkerProfile) -> str | None:
     """The differences between the runner's profile and a worker's, or None."""
     problems = []
-    if runner["arena"] != worker["arena"]:
-        problems.append(f"arena {worker['arena']} (the runner has {runner['arena']})")
-    mine, theirs = runner["plugins"], worker["plugins"]
+    if runner.arena != worker.arena:
+        problems.append(f"arena {worker.arena} (the runner has {runner.arena})")
+    mine, theirs = runner.plugins, worker.plugins
     for name in sorted(set(mine) | set(theirs)):
         if name not in theirs:
             problems.append(f"plugin {name} missing (the runner has {mine[name]})")
@@ -107,8 +129,8 @@ def describe_difference(runner: dict[str, Any], worker: dict[str, Any]) -> str |
             problems.append(f"plugin {name} ({theirs[name]}) that the runner does not have")
         elif mine[name] != theirs[name]:
             problems.append(f"plugin {name}: {theirs[name]} (the runner has {mine[name]})")
-    missing = sorted(set(runner["bots"]) - set(worker["bots"]))
-    extra = sorted(set(worker["bots"]) - set(runner["bots"]))
+    missing = sorted(set(runner.bots) - set(worker.bots))
+    extra = sorted(set(worker.bots) - set(runner.bots))
     if missing:
         problems.append(f"bots missing: {', '.join(missing)}")
     if extra:
@@ -116,26 +138,26 @@ def describe_difference(runner: dict[str, Any], worker: dict[str, Any]) -> str |
     return "; ".join(problems) or None
 
 
-def requirement_resource(profile: dict[str, Any], sandbox: str, strangers: bool = False) -> str:
+def requirement_resource(profile: WorkerProfile, sandbox: str, strangers: bool = False) -> str:
     """The Dask resource admitted workers carry: one name per set of requirements."""
     text = json.dumps(
-        {"profile": profile, "sandbox": sandbox, "strangers": strangers}, sort_keys=True
+        {"profile": profile.to_json(), "sandbox": sandbox, "strangers": strangers}, sort_keys=True
     )
     return "arena-" + hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 async def admit_worker(
-    expected: dict[str, Any],
+    expected: WorkerProfile,
     sandbox: str,
     modules: tuple[str, ...],
     autoload: bool,
     dask_worker: Worker,
     strangers: bool = False,
-) -> dict[str, Any]:
+) -> Admission:
     """Run on each worker by the runner (``client.run``): check it and, if it passes,
     give it the ladder's resource.  With ``strangers`` (the ladder plays strangers'
     bots), the level must be fit for them on this worker's host, which may lack what the
-    runner's has (bwrap, Landlock).  Returns ``{"problem": str | None, ...}``."""
+    runner's has (bwrap, Landlock)."""
     key = (modules, autoload)
     if key not in _PROFILES:  # a worker's plugins do not change while it lives
         _PROFILES[key] = await asyncio.to_thread(worker_profile, modules, autoload)
@@ -153,7 +175,7 @@ async def admit_worker(
         await dask_worker.plugin_add(plugin=_PoolCloser(), name="arena-referee-pool")
         resource = requirement_resource(expected, sandbox, strangers)
         await dask_worker.set_resources(**{resource: nthreads})
-    return {"problem": problem, "sandbox": level, "nthreads": dask_worker.state.nthreads}
+    return Admission(problem, level, dask_worker.state.nthreads)
 
 
 class _PoolCloser(WorkerPlugin):

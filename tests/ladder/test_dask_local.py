@@ -7,6 +7,7 @@ import dataclasses
 import json
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ from arena.hosting.host import probe_host
 from arena.ladder import dask_executor, run_ladder
 from arena.ladder.config import LadderConfigError, load_ladder_config
 from arena.ladder.dask_worker import (
+    WorkerProfile,
     admit_worker,
     describe_difference,
     requirement_resource,
@@ -105,21 +107,21 @@ def resources(client: Client) -> dict[str, float]:
 @pytest.mark.slow
 def test_a_worker_with_other_versions_is_refused(client: Client) -> None:
     mine = worker_profile((), True)
-    runner = {**mine, "arena": "9.9.9", "plugins": {**mine["plugins"], "extra": "extra-bots 1.0"}}
+    runner = replace(mine, arena="9.9.9", plugins={**mine.plugins, "extra": "extra-bots 1.0"})
     (answer,) = client.run(admit_worker, runner, "none", (), True).values()
-    assert answer["problem"] == (
-        f"arena {mine['arena']} (the runner has 9.9.9); plugin extra missing (the runner has extra-bots 1.0)"
+    assert answer.problem == (
+        f"arena {mine.arena} (the runner has 9.9.9); plugin extra missing (the runner has extra-bots 1.0)"
     )
     assert requirement_resource(runner, "none") not in resources(client)
 
     (answer,) = client.run(admit_worker, mine, "none", (), True).values()
-    assert answer["problem"] is None
+    assert answer.problem is None
     assert resources(client)[requirement_resource(mine, "none")] == 2  # one per thread
 
 
 def test_profile_differences_are_named() -> None:
-    runner = {"arena": "1", "plugins": {"a": "pa 1", "b": "pb 1"}, "bots": ["x", "y"]}
-    worker = {"arena": "1", "plugins": {"a": "pa 2", "c": "pc 1"}, "bots": ["x", "z"]}
+    runner = WorkerProfile("1", {"a": "pa 1", "b": "pb 1"}, ("x", "y"))
+    worker = WorkerProfile("1", {"a": "pa 2", "c": "pc 1"}, ("x", "z"))
     assert describe_difference(runner, worker) == (
         "plugin a: pa 2 (the runner has pa 1); plugin b missing (the runner has pb 1); "
         "plugin c (pc 1) that the runner does not have; bots missing: y; "
@@ -136,7 +138,7 @@ def test_a_worker_without_the_sandbox_gets_no_matches(
     monkeypatch.delenv("ARENA_BWRAP", raising=False)
     mine = worker_profile((), True)
     (answer,) = client.run(admit_worker, mine, "bwrap", (), True).values()
-    assert "sandbox level 'bwrap' is not usable here: bwrap is not installed" in answer["problem"]
+    assert "sandbox level 'bwrap' is not usable here: bwrap is not installed" in answer.problem
     assert requirement_resource(mine, "bwrap") not in resources(client)
 
 
@@ -149,10 +151,10 @@ def test_a_worker_whose_host_cannot_jail_strangers_gets_none_of_their_matches(
     monkeypatch.setattr("arena.hosting.host.probe_host", lambda: bare)
     mine = worker_profile((), True)
     (answer,) = client.run(admit_worker, mine, "auto", (), True, strangers=True).values()
-    assert answer["problem"].startswith("no sandbox level here is fit for strangers' bots")
+    assert answer.problem.startswith("no sandbox level here is fit for strangers' bots")
     assert requirement_resource(mine, "auto", strangers=True) not in resources(client)
     (answer,) = client.run(admit_worker, mine, "auto", (), True).values()  # own bots: auto
-    assert answer["problem"] is None  # not held to the strangers' rule
+    assert answer.problem is None  # not held to the strangers' rule
     assert requirement_resource(mine, "auto", strangers=True) not in resources(client)
 
 
