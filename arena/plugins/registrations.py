@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -49,4 +49,3 @@ class MatchContext:
     replay_path: Path | None = None
     verbose: bool = False
     progress: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
