@@ -20,6 +20,7 @@ from arena.games.gin_rummy import (
     GinGame,
     GinHand,
     GinRules,
+    HandResult,
     discard,
     parse_action,
 )
@@ -36,6 +37,7 @@ __all__ = [
     "deal",
     "opening_passes",
     "play_stock_turns",
+    "result_of",
     "stock_turn",
 ]
 
@@ -80,6 +82,18 @@ def act(state: GinHand | GinGame, *actions: str | Action) -> None:
 
 def _hand(state: GinHand | GinGame) -> GinHand:
     return state.hand if isinstance(state, GinGame) else state
+
+
+def result_of(state: GinHand | GinGame) -> HandResult:
+    """The result of the current hand, which must be over.
+
+    Read through a call rather than as ``hand.result`` after an earlier
+    ``assert hand.result is None``: a type checker keeps that narrowing across the
+    ``act`` calls that end the hand.
+    """
+    result = _hand(state).result
+    assert result is not None, "the hand is not over"
+    return result
 
 
 def _only(new: CardSet) -> Card:

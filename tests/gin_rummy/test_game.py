@@ -56,6 +56,7 @@ def gin_first_turn(game: GinGame, winner: int) -> None:
 def play_drawn_hand(game: GinGame) -> None:
     hand = game.hand
     play_stock_turns(game, until_stock=2)
+    assert hand.result is not None
     assert hand.result.termination is Termination.DRAW
 
 
@@ -156,6 +157,7 @@ def test_standard_game_ends_at_100_without_bonuses():
     assert game.current_seat() is None
     assert game.legal_actions() == []
     summary = game.summary
+    assert summary is not None
     assert summary.totals == (0, 122)
     assert summary.winner == 1
     assert summary.game_bonus == (0, 0)
@@ -171,8 +173,10 @@ def test_exactly_100_reaches_the_target():
     game = ScriptedGame(STANDARD, [win_for(0, LOSER_75)])
     gin_first_turn(game, 0)  # 25 + 75 = 100
     assert game.is_terminal()
-    assert game.summary.totals == (100, 0)
-    assert game.summary.winner == 0
+    summary = game.summary
+    assert summary is not None
+    assert summary.totals == (100, 0)
+    assert summary.winner == 0
 
 
 def test_game_goes_on_below_the_target_and_ends_when_reached():
@@ -188,8 +192,10 @@ def test_game_goes_on_below_the_target_and_ends_when_reached():
         game.outcome()
     gin_first_turn(game, 1)
     assert game.is_terminal()
-    assert game.summary.totals == (0, 105)
-    assert game.summary.winner == 1
+    summary = game.summary
+    assert summary is not None
+    assert summary.totals == (0, 105)
+    assert summary.winner == 1
 
 
 def test_classic_game_bonus_and_box():
@@ -205,6 +211,7 @@ def test_classic_game_bonus_and_box():
     play_drawn_hand(game)
     gin_first_turn(game, 1)
     summary = game.summary
+    assert summary is not None
     assert summary.totals == (30, 147)
     assert summary.hands_won == (1, 2)
     assert summary.winner == 1
@@ -221,6 +228,7 @@ def test_classic_shutout_doubles_the_game_bonus():
     game = ScriptedGame(CLASSIC, [win_for(1, LOSER_97)])
     gin_first_turn(game, 1)  # 20 + 97 = 117, the loser scored nothing
     summary = game.summary
+    assert summary is not None
     assert summary.shutout
     assert summary.game_bonus == (0, 200)
     assert summary.box_bonus == (0, 20)
@@ -236,6 +244,7 @@ def test_classic_box_bonus_does_not_count_toward_100():
     assert not game.is_terminal()
     gin_first_turn(game, 1)
     summary = game.summary
+    assert summary is not None
     assert summary.totals == (0, 135)
     assert summary.box_bonus == (0, 60)
     assert summary.game_bonus == (0, 200)  # shutout
@@ -253,6 +262,7 @@ def test_max_deals_ends_the_game_and_the_higher_total_wins_without_game_bonus():
     play_drawn_hand(game)  # a drawn hand counts as a deal
     assert game.is_terminal()
     summary = game.summary
+    assert summary is not None
     assert summary.totals == (30, 0)
     assert summary.winner == 0
     assert summary.game_bonus == (0, 0)
@@ -265,6 +275,7 @@ def test_max_deals_with_equal_totals_is_a_tie():
     game = ScriptedGame(STANDARD, [drawn_deal()], max_deals=1)
     play_drawn_hand(game)
     assert game.is_terminal()
+    assert game.summary is not None
     assert game.summary.winner is None
     outcome = game.outcome()
     assert outcome.winner is None

@@ -17,13 +17,14 @@ from arena.games.gin_rummy import (
     STANDARD,
     Defend,
     Discard,
+    GinHand,
     GinRules,
     Knock,
     Phase,
     Termination,
 )
 
-from .helpers import DEALER, NON_DEALER, act, card, cards, deal, opening_passes
+from .helpers import DEALER, NON_DEALER, act, card, cards, deal, opening_passes, result_of
 
 KNOCKER_MELDS = "2C 3C 4C 5D 6D 7D 9C 9H 9S"
 DEFENDER_MELDS = "6H 7H 8H JC JD JS 2S 3S 4S"
@@ -37,7 +38,7 @@ PRESETS = pytest.mark.parametrize(
 )
 
 
-def knock_hand(knocker_extra: str, defender_extra: str, rules: GinRules = STANDARD):
+def knock_hand(knocker_extra: str, defender_extra: str, rules: GinRules = STANDARD) -> GinHand:
     hand = deal(
         f"{KNOCKER_MELDS} {knocker_extra}",
         f"{DEFENDER_MELDS} {defender_extra}",
@@ -56,7 +57,7 @@ def test_knocker_with_less_deadwood_scores_the_difference(rules, gin_bonus, unde
     assert hand.phase is Phase.DEFEND
     assert hand.current_seat() == DEALER
     act(hand, DEFEND)
-    result = hand.result
+    result = result_of(hand)
     assert result.termination is Termination.KNOCK
     assert result.winner == NON_DEALER
     assert result.knocker == NON_DEALER
@@ -72,7 +73,7 @@ def test_knocker_with_less_deadwood_scores_the_difference(rules, gin_bonus, unde
 def test_undercut_when_defender_has_less_deadwood(rules, gin_bonus, undercut_bonus):
     hand = knock_hand("5H", "2D", rules)  # knocker 5, defender 2
     act(hand, KNOCK, DEFEND)
-    result = hand.result
+    result = result_of(hand)
     assert result.termination is Termination.UNDERCUT
     assert result.winner == DEALER
     assert result.knocker == NON_DEALER
@@ -84,7 +85,7 @@ def test_undercut_when_defender_has_less_deadwood(rules, gin_bonus, undercut_bon
 def test_undercut_on_a_tie(rules, gin_bonus, undercut_bonus):
     hand = knock_hand("KH", "QH", rules)  # knocker 10, defender 10
     act(hand, KNOCK, DEFEND)
-    result = hand.result
+    result = result_of(hand)
     assert result.termination is Termination.UNDERCUT
     assert result.winner == DEALER
     assert result.points == 0 + undercut_bonus
@@ -95,7 +96,7 @@ def test_gin_scores_bonus_plus_defender_deadwood(rules, gin_bonus, undercut_bonu
     hand = deal(f"{KNOCKER_MELDS} QD", f"{DEFENDER_MELDS} KH", "QC", "8D", rules=rules)
     assert opening_passes(hand) == card("8D")
     act(hand, "knock QD 2C-3C-4C 5D-6D-7D-8D 9C-9H-9S")
-    result = hand.result
+    result = result_of(hand)
     assert result.termination is Termination.GIN
     assert result.winner == NON_DEALER
     assert result.points == gin_bonus + 10
@@ -108,7 +109,7 @@ def test_gin_cannot_be_undercut(rules, gin_bonus, undercut_bonus):
     hand = deal(f"{KNOCKER_MELDS} QD", f"{DEFENDER_MELDS} 5S", "QC", "8D", rules=rules)
     opening_passes(hand)
     act(hand, "knock QD 2C-3C-4C 5D-6D-7D-8D 9C-9H-9S")
-    result = hand.result
+    result = result_of(hand)
     assert result.termination is Termination.GIN
     assert result.winner == NON_DEALER
     assert result.seats[DEALER].deadwood == 0
@@ -125,7 +126,7 @@ def test_no_layoffs_against_gin():
     assert hand.phase is Phase.OVER
     assert hand.current_seat() is None
     assert hand.legal_actions() == []
-    result = hand.result
+    result = result_of(hand)
     defender = result.seats[DEALER]
     assert defender.layoffs == ()
     assert defender.unmatched == cards("AC 4D 9D KH")
@@ -152,7 +153,9 @@ def test_knock_deadwood_is_that_of_the_declared_melds():
     with pytest.raises(IllegalActionError, match="deadwood 30"):
         act(hand, "knock KD 2C-3C-4C 5D-6D-7D")
     act(hand, KNOCK)
-    assert hand.observation(DEALER).knock.deadwood == 3
+    knock = hand.observation(DEALER).knock
+    assert knock is not None
+    assert knock.deadwood == 3
 
 
 def test_deadwood_is_compared_after_layoffs_turning_a_knock_into_an_undercut():
@@ -162,7 +165,7 @@ def test_deadwood_is_compared_after_layoffs_turning_a_knock_into_an_undercut():
     opening_passes(hand)
     act(hand, "knock KD 4H-5H-6H 9C-9D-9S JC-QC-KC")
     act(hand, "defend 2D-3D-4D TD-TH-TS | 2H>0 3H>0 7H>0 8H>0")
-    result = hand.result
+    result = result_of(hand)
     assert result.termination is Termination.UNDERCUT
     assert result.winner == DEALER
     assert result.seats[DEALER].deadwood == 0
@@ -173,6 +176,6 @@ def test_defender_lays_down_only_the_melds_he_declares():
     # Declaring no melds at all leaves all ten cards as deadwood.
     hand = knock_hand("3H", "KH")
     act(hand, KNOCK, Defend(()))
-    result = hand.result
+    result = result_of(hand)
     assert result.seats[DEALER].deadwood == 6 + 7 + 8 + 10 + 10 + 10 + 2 + 3 + 4 + 10
     assert result.points == 70 - 3

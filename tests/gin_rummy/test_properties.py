@@ -257,6 +257,7 @@ def check_result(hand: GinHand, model: Model) -> None:
         )
         return
     knocker = result.knocker
+    assert knocker is not None  # every hand but a drawn one has a knocker
     assert knocker == model.knocker
     defender = 1 - knocker
     knocker_deadwood = result.seats[knocker].deadwood
@@ -284,6 +285,7 @@ def check_result(hand: GinHand, model: Model) -> None:
         assert result.termination is Termination.KNOCK
         gap = defending.deadwood - knocker_deadwood
         assert (result.winner, result.points) == (knocker, gap * factor)
+    assert result.winner is not None
     assert result.scores[result.winner] == result.points
     assert result.scores[1 - result.winner] == 0
 
@@ -423,7 +425,7 @@ def test_last_discard_phase(seed: int, variant: str) -> None:
                 if card is not top
             )
             assert (DRAW_DISCARD in legal) == can_knock
-            action = DRAW_DISCARD if can_knock else Pass()
+            action: Action = DRAW_DISCARD if can_knock else Pass()
         elif all(isinstance(action, Knock) for action in legal):
             action = rng.choice(legal)  # took the last discard: must knock
         else:

@@ -17,7 +17,16 @@ import pytest
 
 from arena.games.gin_rummy import CLASSIC, STANDARD, Discard, Phase, Termination
 
-from .helpers import DEALER, NON_DEALER, act, card, deal, play_stock_turns, stock_turn
+from .helpers import (
+    DEALER,
+    NON_DEALER,
+    act,
+    card,
+    deal,
+    play_stock_turns,
+    result_of,
+    stock_turn,
+)
 
 NON_DEALER_CARDS = "2C 3C 4C 5D 6D 7D 9C 9H 9S 3H"
 DEALER_CARDS = "6H 7H 8H JC JD JS 2S 3S 4S QH"
@@ -48,8 +57,7 @@ def test_discard_after_drawing_the_third_to_last_card_ends_the_hand_as_a_draw(ru
     assert hand.result is None  # he may still knock: nothing ends before his discard
     assert hand.phase is Phase.DISCARD
     act(hand, "discard KS")
-    result = hand.result
-    assert result is not None
+    result = result_of(hand)
     assert result.termination is Termination.DRAW
     assert result.winner is None
     assert result.knocker is None
@@ -86,7 +94,7 @@ def test_taking_the_discard_with_three_cards_left_does_not_end_the_hand():
     act(hand, "draw stock")  # the dealer draws KS, the third-to-last card
     assert hand.result is None
     act(hand, "discard KS")
-    assert hand.result.termination is Termination.DRAW
+    assert result_of(hand).termination is Termination.DRAW
 
 
 def test_the_dealer_draws_the_third_to_last_card_when_the_upcard_was_taken():
@@ -100,7 +108,7 @@ def test_the_dealer_draws_the_third_to_last_card_when_the_upcard_was_taken():
     assert hand.result is None
     stock_turn(hand)
     assert hand.stock_size == 2
-    assert hand.result.termination is Termination.DRAW
+    assert result_of(hand).termination is Termination.DRAW
 
 
 def test_a_hand_that_never_reaches_the_stock_end_is_a_draw_at_the_turn_limit():

@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 from dataclasses import replace
+from typing import TypeVar
 
 import pytest
 
@@ -22,6 +23,8 @@ from arena.protocol import codec_for
 from arena.protocol import gin as gin_codec
 from arena.protocol.common import cards_to_texts, melds_to_proto
 from arena.protocol.wire import CardField, int_field, message_field, string_field, varint
+
+A = TypeVar("A")
 
 INT_VALUES = [0, 1, 2, 127, 128, 255, 300, 16383, 16384, 2**31 - 1, 2**32 - 1, 2**40]
 
@@ -130,7 +133,7 @@ def played_games(rules_name: str, games: int) -> Iterator[tuple[GinGame, random.
         yield GinGame(RULE_SETS[rules_name], seed, max_deals=3), random.Random(seed)
 
 
-def choose(legal: list[object], rng: random.Random) -> object:
+def choose(legal: list[A], rng: random.Random) -> A:
     knocks = [action for action in legal if isinstance(action, Knock | Defend)]
     return rng.choice(knocks) if knocks and rng.random() < 0.7 else rng.choice(legal)
 
@@ -160,6 +163,7 @@ def test_gin_requests_carry_every_event_once_and_the_legal_actions() -> None:
     codec = codec_for(spec.id)
     for seed in range(30):
         game = spec.new_game(seed, 2, hands_only=True)
+        assert isinstance(game, GinGame)
         table = codec.new_table(spec.id, game)
         rng = random.Random(seed)
         seen: list[list[pb.Event]] = [[], []]
@@ -215,6 +219,6 @@ def test_the_remembered_discard_pile_follows_any_change_of_the_pile() -> None:
             pile[rng.randrange(len(pile))] = rng.choice(ALL_CARDS)
         piles.append(tuple(pile))
     remembered = gin_codec._PileField()
-    for pile in piles:
-        expected = pb.Observation(discard_pile=cards_to_texts(pile)).SerializeToString()
-        assert remembered.of(pile) == expected, pile
+    for shown in piles:
+        expected = pb.Observation(discard_pile=cards_to_texts(shown)).SerializeToString()
+        assert remembered.of(shown) == expected, shown

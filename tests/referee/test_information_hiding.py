@@ -224,6 +224,7 @@ def test_no_message_names_a_hidden_card(
     assert audit.revealed > 0, "HandEnd should reveal cards that were hidden"
     if first == second == "greedy":  # greedy knocks at once: defences
         assert audit.phases["PHASE_DEFEND"] > 0
+    assert isinstance(spec.rules, GinRules)  # every match here plays a Gin Rummy rule set
     if spec.rules.last_discard:
         assert audit.phases["PHASE_LAST_DISCARD"] > 0
 

@@ -14,7 +14,7 @@ import pytest
 
 from arena.bots import BUILTIN_BOTS
 from arena.hosting.faults import SeatStatus
-from arena.hosting.launcher import LaunchSettings, UnknownBotError, start_bots
+from arena.hosting.launcher import HostedBot, LaunchSettings, UnknownBotError, start_bots
 from arena.plugins.serve_bot import command_for
 from arena.testing import broken_bots
 from arena.testing.broken_bots import write_manifest
@@ -57,7 +57,7 @@ def _rendezvous_manifest(directory: Path, marker: str, folder: Path, me: str, pa
     return path
 
 
-def _host(references: list[str], settings: LaunchSettings) -> list:  # type: ignore[type-arg]
+def _host(references: list[str], settings: LaunchSettings) -> list[HostedBot]:
     return start_bots(references, settings, BUILTIN_BOTS, lambda name: command_for(name, [], False))
 
 

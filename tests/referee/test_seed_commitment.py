@@ -30,6 +30,7 @@ from arena.protocol.commitment import (
 from arena.referee.match import MatchConfig, Seat, play_match
 from arena.referee.observers import MatchObserver
 from arena.replays.files import ReplayWriter, read_replay
+from arena.replays.records import Record
 from arena.replays.verify import check_seed, verify_replay
 from arena.sdk import Bot
 
@@ -258,7 +259,7 @@ class _Snooper(MatchObserver):
         self.path = path
         self.snapshots: list[str] = []
 
-    def on_record(self, record: dict[str, Any]) -> None:
+    def on_record(self, record: Record) -> None:
         if record["type"] == "hand_end":
             self.snapshots.append(self.path.read_text())
 

@@ -17,7 +17,7 @@ import pytest
 from arena.bots.builtin import GreedyBot, RandomBot
 from arena.cards import Card, CardSet
 from arena.cli.main import main
-from arena.games.gin_rummy import Phase, discard, parse_action
+from arena.games.gin_rummy import GinGame, Phase, discard, parse_action
 from arena.games.registry import find_game
 from arena.hosting.connection import InProcessConnection
 from arena.referee.match import MatchConfig, Seat, play_match
@@ -156,6 +156,7 @@ def test_the_view_at_each_decision_is_the_engine_s(
                 game = spec.new_game(record["seed"], 2, max_deals=records[0]["max_deals"])
             elif record["type"] == "action":
                 if record["seat"] == seat:
+                    assert isinstance(game, GinGame)
                     observation = game.observation(seat)
                     hand = " ".join(str(card) for card in observation.hand)
                     pile = observation.discard_pile
@@ -201,6 +202,7 @@ def test_nothing_hidden_from_the_seat_is_shown_before_the_hand_ends(
                 game = spec.new_game(record["seed"], 2, max_deals=records[0]["max_deals"])
             elif record["type"] == "action":
                 if record["seat"] == seat:
+                    assert isinstance(game, GinGame)
                     turn = next(turns)
                     start = max(i for i in hand_starts if i < turn)
                     shown_so_far = " ".join(lines[start : turn + 3])

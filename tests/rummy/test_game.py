@@ -138,6 +138,7 @@ def test_presets_and_specs() -> None:
         assert isinstance(game, RummyGame)
         assert game.single_hand and game.num_seats == 4 and game.rules is spec.rules
         game = spec.new_game(5, 2, max_deals=7)
+        assert isinstance(game, RummyGame)
         assert game.max_deals == 7 and not game.single_hand
 
 

@@ -6,9 +6,10 @@ rather than taken from the arena) and the SDK's."""
 import hashlib
 import json
 import sys
+from typing import Any
 
 from arena.proto import bot_pb2 as pb
-from arena.sdk import Bot, RevealCheck, serve
+from arena.sdk import Bot, Decision, RevealCheck, serve
 
 TAG = b"rummy-arena/seed-commitment/v1"
 
@@ -24,7 +25,7 @@ class SeedWitness(Bot):
         self.commitment = b""
         self.deals_seen = 0
 
-    def decide(self, decision):  # type: ignore[no-untyped-def]
+    def decide(self, decision: Decision[Any, Any]) -> int:
         return 0
 
     def on_match_start(self, message: pb.MatchStart) -> None:
