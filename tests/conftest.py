@@ -74,6 +74,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
         return
     refuse = _refuse_processes(item)
     saved = (subprocess.Popen.__init__, os.fork, os.posix_spawn)
+    # Patched in place (and put back below) so that no test of the fast loop starts one.
     subprocess.Popen.__init__ = refuse  # type: ignore[method-assign]
     os.fork = refuse
     os.posix_spawn = refuse

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,9 +23,9 @@ def tree(root: Path) -> Path:
     return root
 
 
-def packed(root: Path, **options: object) -> bytes:
+def packed(root: Path, **options: Any) -> bytes:
     buffer = io.BytesIO()
-    pack(root, buffer, **options)  # type: ignore[arg-type]
+    pack(root, buffer, **options)
     return buffer.getvalue()
 
 

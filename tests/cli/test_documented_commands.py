@@ -9,6 +9,7 @@ import re
 import shlex
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -102,10 +103,10 @@ def _strict(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Refuse instead of exiting; every value taken as text (``--seat N`` in a page is
     a placeholder, not a number)."""
 
-    def refuse(message: str) -> None:
+    def refuse(message: str) -> NoReturn:
         raise _Refused(message)
 
-    parser.error = refuse  # type: ignore[method-assign]
+    parser.error = refuse  # type: ignore[method-assign]  # patched on this one parser
     for action in parser._actions:
         action.type = None
         if isinstance(action, argparse._SubParsersAction):

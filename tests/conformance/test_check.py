@@ -23,6 +23,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from arena.cli.main import main
 from arena.conformance.check import CheckReport, CheckSettings, Status, run_check
+from arena.conformance.report import CheckResult
 from arena.plugins import PluginSet, load_plugins
 from arena.proto import bot_pb2 as pb
 from arena.proto import bot_pb2_grpc as pb_grpc
@@ -85,7 +86,7 @@ def assert_conforms(report: CheckReport, games: list[str]) -> None:
 @pytest.mark.slow
 def test_random_conforms_in_both_families(plugins: PluginSet) -> None:
     settings = CheckSettings(games=2, only=(GIN, "rummy/jokers"), sandbox="none")
-    seen = []
+    seen: list[CheckResult] = []
     report = run_check("random", plugins, settings, seen.append)
     assert_conforms(report, [GIN, "rummy/jokers"])
     assert seen == report.results  # each result is reported as soon as it is known

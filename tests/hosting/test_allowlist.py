@@ -163,7 +163,10 @@ def test_the_limits_launcher_carries_the_jail_and_the_filter(tmp_path: Path) -> 
             f"{kind}={path}" for kind, path in landlock_paths(jail)
         ]
     program = filter_program(unix_only=True)
-    assert (f"seccomp={program.hex()}" in specs) == (program is not None)
+    if program is None:  # no filter table for this machine: no filter passed
+        assert not [spec for spec in specs if spec.startswith("seccomp=")]
+    else:
+        assert f"seccomp={program.hex()}" in specs
     assert specs[-1 if program is None else -2] != "" and "nnp" in specs
     plain = rlimit_command(["bot"], None, processes=8, die_with_parent=False)
     assert not [spec for spec in plain if spec.startswith(("landlock=", "ro=", "seccomp="))]

@@ -228,6 +228,7 @@ def test_seccomp_is_read_from_the_kernels_status(monkeypatch: pytest.MonkeyPatch
     assert kernel_has_seccomp("Name:\tpython\nSeccomp:\t0\nSeccomp_filters:\t0\n")
     assert not kernel_has_seccomp("Name:\tpython\nNoNewPrivs:\t0\n")
 
+    # The concrete class Path() makes here (PosixPath), a base only known at run time.
     class Unreadable(type(Path())):  # type: ignore[misc]
         def read_text(self, *args: object, **kwargs: object) -> str:
             raise OSError(13, "Permission denied")

@@ -6,6 +6,7 @@ import sqlite3
 import sys
 from contextlib import closing
 from pathlib import Path
+from typing import Any
 
 # Always the first legal action (deterministic), saying in its log where it runs from.
 FIRST_BOT = """\
@@ -90,12 +91,12 @@ plugin = "greedy"
     return config
 
 
-def read(db: Path, query: str, *args: object) -> list[tuple[object, ...]]:
+def read(db: Path, query: str, *args: object) -> list[tuple[Any, ...]]:
     with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)) as connection:
         return connection.execute(query, args).fetchall()
 
 
-def statuses(db: Path) -> dict[object, object]:
+def statuses(db: Path) -> dict[str, int]:
     return dict(read(db, "SELECT status, COUNT(*) FROM matches GROUP BY status"))
 
 

@@ -11,6 +11,7 @@ import json
 import sqlite3
 from contextlib import closing
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -40,7 +41,7 @@ def arena(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str
     return status, out, err
 
 
-def rows(db: Path, query: str) -> list[tuple[object, ...]]:
+def rows(db: Path, query: str) -> list[tuple[Any, ...]]:
     with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as connection:
         return connection.execute(query).fetchall()
 

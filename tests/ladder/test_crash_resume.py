@@ -18,6 +18,7 @@ import uuid
 from contextlib import closing, suppress
 from itertools import pairwise
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -54,7 +55,7 @@ plugin = "greedy"
 """
 
 
-def read(db: Path, query: str, *args: object) -> list[tuple[object, ...]]:
+def read(db: Path, query: str, *args: object) -> list[tuple[Any, ...]]:
     """A read-only look, as a reporting tool would take it while the runner writes."""
     with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)) as connection:
         return connection.execute(query, args).fetchall()

@@ -19,7 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import suppress
 from pathlib import Path
 
@@ -133,15 +133,15 @@ def clusters(tmp_path: Path) -> Iterator[list[Cluster]]:
         cluster.close()
 
 
-def wait_until(what: str, check: object, seconds: float = 60) -> None:
+def wait_until(what: str, check: Callable[[], bool], seconds: float = 60) -> None:
     deadline = time.monotonic() + seconds
-    while not check():  # type: ignore[operator]
+    while not check():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
         time.sleep(0.05)
 
 
 def finished(db: Path) -> int:
-    return int(statuses(db).get("finished", 0))  # type: ignore[call-overload]
+    return statuses(db).get("finished", 0)
 
 
 def workers_up(cluster: Cluster, count: int) -> bool:

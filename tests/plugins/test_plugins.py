@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,7 @@ def write_module(folder: Path, name: str, body: str) -> None:
 
 
 @pytest.fixture
-def plugin_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def plugin_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.syspath_prepend(str(tmp_path))
     yield tmp_path
     for name in list(sys.modules):

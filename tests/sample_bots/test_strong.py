@@ -7,6 +7,7 @@ holds no statistical tests.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import replace
 from types import SimpleNamespace
 
@@ -107,7 +108,11 @@ def _check_legal(action: Action, legal: list[Action], obs: GinObservation) -> No
 
 
 @pytest.mark.parametrize(("rules", "opponent", "seed"), GAMES)
-def test_every_action_is_legal_in_whole_games(rules: GinRules, opponent: object, seed: int) -> None:
+def test_every_action_is_legal_in_whole_games(
+    rules: GinRules,
+    opponent: Callable[[GinObservation, list[Action], random.Random], Action],
+    seed: int,
+) -> None:
     game = GinGame(rules, seed, max_deals=40)
     strong_seat = seed % 2
     policy = StrongPolicy()
@@ -121,7 +126,7 @@ def test_every_action_is_legal_in_whole_games(rules: GinRules, opponent: object,
             action = policy(obs, legal, rng)
             _check_legal(action, legal, obs)
         else:
-            action = opponent(obs, legal, rng)  # type: ignore[operator]
+            action = opponent(obs, legal, rng)
         game.apply(action, seat)
     assert game.summary is not None
 
@@ -315,6 +320,7 @@ def test_strong_bot_decides_through_its_policy() -> None:
     assert bot.plays("gin-rummy/standard")
     obs = observation("2C 3C 4C 5D 6D 7H 8H QS KS KD", pile="4S 9H", phase=Phase.DRAW)
     decision = SimpleNamespace(observation=obs, legal_actions=[DRAW_STOCK, DRAW_DISCARD])
+    # A stand-in with only the fields the bot reads, not a Decision built from a request.
     assert bot.decide(decision) == DRAW_DISCARD  # type: ignore[arg-type]
 
 

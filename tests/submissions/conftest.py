@@ -14,9 +14,10 @@ import tarfile
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -103,7 +104,7 @@ class Server:
         token: str | None = None,
         body: bytes | None = None,
         content_type: str = "",
-    ) -> tuple[int, dict[str, object], dict[str, str]]:
+    ) -> tuple[int, dict[str, Any], dict[str, str]]:
         request = urllib.request.Request(f"{self.url}{path}", data=body, method=method)
         if token is not None:
             request.add_header("Authorization", f"Bearer {token}")
@@ -115,7 +116,7 @@ class Server:
         except urllib.error.HTTPError as error:
             return error.code, json.loads(error.read() or b"{}"), dict(error.headers)
 
-    def upload(self, token: str | None, archive: bytes) -> tuple[int, dict[str, object]]:
+    def upload(self, token: str | None, archive: bytes) -> tuple[int, dict[str, Any]]:
         boundary = "testboundary1234"
         body = (
             (
@@ -130,7 +131,7 @@ class Server:
         )
         return status, reply
 
-    def wait(self, token: str, submission: int, timeout: float = 240.0) -> dict[str, object]:
+    def wait(self, token: str, submission: int, timeout: float = 240.0) -> dict[str, Any]:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             status, reply, _ = self.call("GET", f"/api/submissions/{submission}", token)
@@ -173,7 +174,7 @@ def serve(db: Path, *options: str) -> Iterator[Server]:
             process.wait()
 
 
-def tar_gz(files: dict[str, bytes | str], links: dict[str, str] | None = None) -> bytes:
+def tar_gz(files: Mapping[str, bytes | str], links: dict[str, str] | None = None) -> bytes:
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
         for name, data in files.items():

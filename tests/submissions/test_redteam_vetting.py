@@ -341,7 +341,12 @@ def test_the_stored_archive_is_the_vetted_tree_addressed_by_its_hash(
     assert submission.report is not None and submission.report["stored"]["sha256"] == place.name
     assert (place / "archive").read_bytes() == upload  # as uploaded, beside it
     with tarfile.open(place / PACKED) as tar:
-        packed = {m.name: tar.extractfile(m).read() for m in tar.getmembers() if m.isfile()}  # type: ignore[union-attr]
+        packed: dict[str, bytes] = {}
+        for member in tar.getmembers():
+            if member.isfile():
+                data = tar.extractfile(member)
+                assert data is not None  # a regular file's data can always be read
+                packed[member.name] = data.read()
     on_disk = {
         str(p.relative_to(place / "bot")): p.read_bytes()
         for p in (place / "bot").rglob("*")
@@ -548,4 +553,5 @@ def test_a_program_on_the_path_is_judged_where_its_links_lead(
 def test_a_manifest_named_by_a_string(tmp_path: Path) -> None:
     path = tmp_path / "bot.toml"
     path.write_text(GOOD)
+    # Deliberately a str, though typed Path: checks the reader's own Path(path) conversion.
     assert load_manifest(str(path)).cwd == tmp_path.resolve()  # type: ignore[arg-type]

@@ -207,7 +207,7 @@ def test_hostile_uploads_are_rejected_and_leave_nothing(
                 assert reason in str(done["reason"]), (case, done["reason"])
             build = server.wait(alice, int(ids["network-build"]))["report"]
             # Inside, the loopback is the sandbox's own: nothing listens there.
-            assert "ConnectionRefusedError" in build["build"]["output"]  # type: ignore[index]
+            assert "ConnectionRefusedError" in build["build"]["output"]
     finally:
         listener.close()
     assert listener.connections == 0

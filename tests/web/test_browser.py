@@ -67,9 +67,12 @@ def page(browser: Any) -> Iterator[Any]:
         lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None,
     )
     tab.on("pageerror", lambda error: problems.append(f"page error: {error}"))
-    tab.on(
-        "dialog", lambda dialog: (problems.append(f"dialog: {dialog.message}"), dialog.dismiss())
-    )
+
+    def on_dialog(dialog: Any) -> None:
+        problems.append(f"dialog: {dialog.message}")
+        dialog.dismiss()
+
+    tab.on("dialog", on_dialog)
     yield tab
     context.close()
     assert not problems, problems

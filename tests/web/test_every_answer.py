@@ -9,6 +9,7 @@ import re
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi import FastAPI
@@ -43,8 +44,8 @@ def served(ladders: Ladders, tmp_path: Path) -> Iterator[tuple[FastAPI, TestClie
         yield app, client, token
 
 
-def _assert_ours(response: object, what: str) -> None:
-    headers = response.headers  # type: ignore[attr-defined]
+def _assert_ours(response: Any, what: str) -> None:  # the test client's (untyped) response
+    headers = response.headers
     for name, value in SECURITY_HEADERS.items():
         assert headers.get(name) == value, (what, name, headers)
     assert headers.get("cache-control"), what

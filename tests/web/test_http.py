@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -110,8 +111,8 @@ def test_leaderboard_page_shows_every_column(client: TestClient) -> None:
 def test_hostile_bot_name_is_escaped_everywhere(client: TestClient) -> None:
     escaped = "&lt;script&gt;alert(1)&lt;/script&gt;"
     pages = ["/", "/crosstable", "/field", "/matches"]
-    bot = client.get("/api/bots/" + urllib.request.quote(HOSTILE, safe="")).json()
-    pages.append("/bots/" + urllib.request.quote(HOSTILE, safe=""))
+    bot = client.get("/api/bots/" + urllib.parse.quote(HOSTILE, safe="")).json()
+    pages.append("/bots/" + urllib.parse.quote(HOSTILE, safe=""))
     pages += [f"/matches/{match['id']}" for match in bot["recent"]]
     for page in pages:
         html = client.get(page).text

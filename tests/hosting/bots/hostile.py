@@ -19,11 +19,12 @@ import signal
 import socket
 import sys
 import time
+from collections.abc import Callable
 
 libc = ctypes.CDLL(None, use_errno=True)
 
 
-def outcome(call):  # type: ignore[no-untyped-def]
+def outcome(call: Callable[[], object]) -> object:
     try:
         result = call()
     except OSError as exc:
@@ -45,7 +46,7 @@ SYSCALLS = {  # x86-64 numbers
 }
 
 
-held = []  # sockets this bot keeps open while it sleeps
+held: list[socket.socket] = []  # sockets this bot keeps open while it sleeps
 
 
 def attack(kind: str, value: str) -> object:
@@ -64,7 +65,12 @@ def attack(kind: str, value: str) -> object:
 
         return outcome(connect)
     if kind == "signal":
-        return outcome(lambda: os.kill(int(value), signal.SIGSTOP) or "stopped")
+
+        def stop() -> str:
+            os.kill(int(value), signal.SIGSTOP)
+            return "stopped"
+
+        return outcome(stop)
     if kind == "ptrace":
         if libc.ptrace(16, int(value), 0, 0) == -1:  # PTRACE_ATTACH
             return f"OSError: {os.strerror(ctypes.get_errno())}"
@@ -103,7 +109,12 @@ def attack(kind: str, value: str) -> object:
         signal.signal(signal.SIGUSR1, lambda *_: print("trapped", flush=True))
         return "trapping"
     if kind == "killall":
-        return outcome(lambda: os.kill(-1, signal.SIGUSR1) or "sent")
+
+        def signal_all() -> str:
+            os.kill(-1, signal.SIGUSR1)
+            return "sent"
+
+        return outcome(signal_all)
     if kind == "tcp":
 
         def tcp() -> str:
@@ -140,7 +151,7 @@ def attack(kind: str, value: str) -> object:
     return f"unknown attack {kind}"
 
 
-report = {"uid": os.getuid(), "pid": os.getpid()}
+report: dict[str, object] = {"uid": os.getuid(), "pid": os.getpid()}
 for arg in sys.argv[1:]:
     kind, _, value = arg.partition("=")
     report[arg] = attack(kind, value)
