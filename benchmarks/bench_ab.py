@@ -81,9 +81,9 @@ def main() -> int:
         if number % 2:
             trees.reverse()
         got = {name: measure(tree, args.hands) for name, tree in trees}
-        for name, values in got.items():
+        for name, timings in got.items():
             for rules in ("standard", "jokers"):
-                ratio = values[f"rummy {rules} 6"] / values[f"rummy {rules} 2"]
+                ratio = timings[f"rummy {rules} 6"] / timings[f"rummy {rules} 2"]
                 seat_ratios.setdefault(f"{name}, {rules}", []).append(ratio)
         for key in got["this"]:
             ratio = got["this"][key] / got["baseline"][key]

@@ -103,6 +103,7 @@ def sample_requests(count: int, seed: int = 0) -> list[pb.DecisionRequest]:
         table = codec.new_table(spec.id, spec.new_game(seed, 2, hands_only=True))
         while not table.is_terminal() and len(requests) < count:
             seat = table.current_seat()
+            assert seat is not None
             table.hand_started()
             requests.append(table.decision(seat, 0, len(requests) + 1).decision)
             table.apply(rng.choice(table.legal), seat)

@@ -85,7 +85,7 @@ def generate(path: Path, bots: int, matches: int, seed: int = 1) -> None:
                               "ranks": [1 - winner, winner] if winner else [0, 1],
                               "winner": winner, "reason": "target", "hands": rng.randrange(3, 9)})  # fmt: skip
             faults = [int(rng.random() < 0.002), 0]
-            result = {
+            result: dict[str, Any] = {
                 "match_id": f"m{match_id}-a1", "game_id": "gin-rummy/standard",
                 "seed": rng.getrandbits(60), "games": 3, "fault_policy": "forfeit",
                 "bots": [
@@ -118,14 +118,14 @@ def generate(path: Path, bots: int, matches: int, seed: int = 1) -> None:
                 total[6] += faults[seat]
                 unit_wins[name] += wins[seat]
         # A rating update that looks like TrueSkill's: the winner up, both less unsure.
-        winner = a if unit_wins[a] >= unit_wins[b] else b
+        unit_winner = a if unit_wins[a] >= unit_wins[b] else b
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime(clock))
         for name in sorted((a, b)):
             before = (mu[name], sigma[name])
             step = sigma[name] ** 2 / 40
-            mu[name] += step if name == winner else -step
+            mu[name] += step if name == unit_winner else -step
             sigma[name] = max(0.8, sigma[name] * 0.985)
-            history_rows.append((unit, ids[name], int(name != winner), *before, mu[name],
+            history_rows.append((unit, ids[name], int(name != unit_winner), *before, mu[name],
                                  sigma[name], stamp))  # fmt: skip
     with store.transaction() as db:
         db.executemany("INSERT INTO units (id, key, seed, rated) VALUES (?, ?, ?, 1)", unit_rows)
