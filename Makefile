@@ -140,6 +140,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check $(LINTED)
 	$(BIN)/ruff format --check $(LINTED)
 	$(BIN)/mypy arena
+	$(BIN)/mypy --config-file tests/mypy.ini tests benchmarks
 
 # Mutation testing (tools/mutate.py, docs/MUTATION.md): each target of
 # tools/mutate_targets.toml against its tests, one pytest per mutant; fails when a target
