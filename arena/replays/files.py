@@ -109,23 +109,31 @@ def read_replay(path: Path) -> Replay:
 
 
 def _read_lines(path: Path) -> Iterator[dict[str, Json]]:
+    if path.is_dir():
+        raise ReplayError(f"{path}: a folder, not a replay")
     try:
         handle = path.open(encoding="utf-8")
     except OSError as error:
         raise ReplayError(f"{path}: cannot read replay: {error.strerror}") from None
     with handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise ReplayError(f"{path}:{number}: not JSON: {error.msg}") from None
-            if not isinstance(record, dict) or "type" not in record:
-                raise ReplayError(f"{path}:{number}: a replay record is an object with a 'type'")
-            if number == 1 and record["type"] != MatchHeader.type:
-                raise ReplayError(f"{path}:1: a replay starts with its 'match' header")
-            yield record
+        try:
+            for number, line in enumerate(handle, start=1):
+                if line.strip():
+                    yield _record_line(path, number, line)
+        except UnicodeDecodeError:
+            raise ReplayError(f"{path}: not a replay (not UTF-8 text)") from None
+
+
+def _record_line(path: Path, number: int, line: str) -> dict[str, Json]:
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as error:
+        raise ReplayError(f"{path}:{number}: not JSON: {error.msg}") from None
+    if not isinstance(record, dict) or "type" not in record:
+        raise ReplayError(f"{path}:{number}: a replay record is an object with a 'type'")
+    if number == 1 and record["type"] != MatchHeader.type:
+        raise ReplayError(f"{path}:1: a replay starts with its 'match' header")
+    return record
 
 
 def _put_back_reveal(path: Path, header: MatchHeader, records: list[Record]) -> list[Record]:

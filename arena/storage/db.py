@@ -12,11 +12,14 @@ import os
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
+from urllib.parse import quote
 
 from arena.errors import ArenaError
 from arena.privatefiles import FILE_MODE
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "StorageError", "connect"]
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "StorageError", "check_ladder_file", "connect"]
+
+_SQLITE_HEADER = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite 3 database
 
 
 class StorageError(ArenaError, ValueError):
@@ -244,16 +247,50 @@ def _owner_only(path: Path) -> None:
                 os.chmod(file, FILE_MODE)
 
 
-def connect(path: Path, *, create: bool = False) -> sqlite3.Connection:
-    """Open (or with ``create``, make) a ladder database and bring its schema up to date."""
-    if not create and not path.exists():
+def check_ladder_file(path: Path) -> int:
+    """That ``path`` is a ladder database, checked without changing it (a user may give a
+    ladder command a config, a replay, a folder): its schema version.  ``StorageError``
+    names what it is instead."""
+    create = f"(make one from a ladder config with `arena ladder create CONFIG --db {path}`)"
+    if not path.exists():
+        raise StorageError(f"{path}: no such ladder database {create}")
+    if not path.is_file():
+        raise StorageError(f"{path}: a folder, not a ladder database {create}")
+    try:
+        with open(path, "rb") as file:
+            head = file.read(len(_SQLITE_HEADER))
+    except OSError as error:
+        raise StorageError(f"{path}: cannot read it: {error.strerror}") from None
+    if head != _SQLITE_HEADER:
+        what = "an empty file" if not head else "not an SQLite file"
+        raise StorageError(f"{path}: {what}, not a ladder database {create}")
+    uri = f"file:{quote(str(path.resolve()))}?mode=ro"
+    try:
+        with contextlib.closing(sqlite3.connect(uri, uri=True, timeout=30)) as db:
+            version = int(db.execute("PRAGMA user_version").fetchone()[0])
+            has_ladder = db.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ladder'"
+            ).fetchone()
+    except sqlite3.DatabaseError as error:
+        raise StorageError(f"{path}: not a ladder database: {error}") from None
+    if not has_ladder:
+        raise StorageError(f"{path}: an SQLite database, but not a ladder's {create}")
+    if version > SCHEMA_VERSION:
         raise StorageError(
-            f"{path}: no such ladder database (create one with `arena ladder create`)"
+            f"{path}: schema version {version} is newer than this arena's {SCHEMA_VERSION}"
         )
+    return version
+
+
+def connect(path: Path, *, create: bool = False) -> sqlite3.Connection:
+    """Open (or with ``create``, make) a ladder database and bring its schema up to date.
+    An existing file is checked to be a ladder database before anything is changed."""
     if create and path.exists():
         raise StorageError(f"{path}: already exists; not overwriting it")
     if create:
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE))
+    else:
+        check_ladder_file(path)
     _owner_only(path)
     db = sqlite3.connect(path, timeout=30, isolation_level=None)  # explicit transactions only
     db.row_factory = sqlite3.Row

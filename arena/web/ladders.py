@@ -17,6 +17,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from arena.storage import SCHEMA_VERSION, StorageError, connect
+from arena.storage.db import check_ladder_file
 
 __all__ = ["Ladder", "LadderSet", "open_ladders"]
 
@@ -60,19 +61,10 @@ class LadderSet:
 
 
 def _upgrade(path: Path) -> None:
-    """Bring an older database's schema up to date (as every ``arena ladder`` command
-    does): the web view's queries rely on its indexes.  Where the file cannot be
-    written, the pages still work, only slower."""
-    with closing(sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True)) as db:
-        try:
-            version = db.execute("PRAGMA user_version").fetchone()[0]
-        except sqlite3.DatabaseError as error:
-            raise StorageError(f"{path}: not a ladder database: {error}") from None
-    if version > SCHEMA_VERSION:
-        raise StorageError(
-            f"{path}: schema version {version} is newer than this arena's {SCHEMA_VERSION}"
-        )
-    if version < SCHEMA_VERSION:
+    """Check that ``path`` is a ladder database and bring an older one's schema up to
+    date (as every ``arena ladder`` command does): the web view's queries rely on its
+    indexes.  Where the file cannot be written, the pages still work, only slower."""
+    if check_ladder_file(path) < SCHEMA_VERSION:
         with suppress(sqlite3.OperationalError):
             connect(path).close()
 
