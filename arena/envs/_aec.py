@@ -44,6 +44,7 @@ class CardGameAEC(AECEnv[str, dict[str, Any], int], EzPickle):  # type: ignore[m
         self.core = core
         self.render_mode = render_mode
         self.possible_agents = [f"player_{i}" for i in range(core.num_seats)]
+        self._seats = {agent: seat for seat, agent in enumerate(self.possible_agents)}
         self.agents = self.possible_agents[:]
         shape = core.obs_shape
         space = spaces.Dict(
@@ -61,6 +62,7 @@ class CardGameAEC(AECEnv[str, dict[str, Any], int], EzPickle):  # type: ignore[m
         self._started = False
         self.agent_selection = self.possible_agents[0]
         self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._rewarded = False
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
@@ -73,15 +75,8 @@ class CardGameAEC(AECEnv[str, dict[str, Any], int], EzPickle):  # type: ignore[m
         return self.action_spaces[agent]
 
     def observe(self, agent: str) -> dict[str, Any]:
-        seat = self.possible_agents.index(agent)
-        core = self.core
-        mask = np.zeros(core.num_actions, dtype=np.int8)
-        if core.to_act() == seat:
-            legal = core.legal_mask()
-            from arena.envs._core import masks_to_array
-
-            mask[:] = masks_to_array([legal], core.num_actions)[0]
-        return {"observation": core.observe(seat), "action_mask": mask}
+        observation, mask = self.core.observe_masked(self._seats[agent])
+        return {"observation": observation, "action_mask": mask}
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         if seed is not None:
@@ -96,6 +91,7 @@ class CardGameAEC(AECEnv[str, dict[str, Any], int], EzPickle):  # type: ignore[m
         self._started = True
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._rewarded = False
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
@@ -118,10 +114,13 @@ class CardGameAEC(AECEnv[str, dict[str, Any], int], EzPickle):  # type: ignore[m
             raise ValueError(f"{agent} is to act: an action id is needed, not None")
         self._cumulative_rewards[agent] = 0.0
         raw = self.core.step(int(action))
-        self.rewards = dict.fromkeys(self.agents, 0.0)
         if raw is not None:
             values = raw if self.core.options.reward == "raw" else normalise(raw, self.core.target)
             self.rewards = {a: float(v) for a, v in zip(self.agents, values, strict=True)}
+            self._rewarded = True
+        elif self._rewarded:  # most steps: the rewards are all zero already
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+            self._rewarded = False
         if self.core.is_over():
             self.terminations = dict.fromkeys(self.agents, True)
         else:

@@ -142,6 +142,9 @@ class GameCore(Protocol):
 
     def observe(self, seat: int) -> FloatArray: ...
 
+    def observe_masked(self, seat: int) -> tuple[FloatArray, MaskArray]:
+        """The observation of ``seat`` and its action mask (zeros if not to act)."""
+
     def step(self, ident: int) -> list[float] | None:
         """Play ``ident`` for the seat to act; per-seat raw rewards when a hand or the
         game ended, else None."""
@@ -149,6 +152,14 @@ class GameCore(Protocol):
     def is_over(self) -> bool: ...
 
     def render(self) -> str: ...
+
+
+def seat_mask(core: GameCore, seat: int) -> MaskArray:
+    """``seat``'s action mask as int8 0/1 (all zeros if another seat is to act)."""
+    mask = np.zeros(core.num_actions, dtype=np.int8)
+    if core.to_act() == seat:
+        mask[:] = masks_to_array([core.legal_mask()], core.num_actions)[0]
+    return mask
 
 
 def normalise(raw: Sequence[float], target: int) -> list[float]:

@@ -22,9 +22,11 @@ from arena.envs._core import (
     EnvConfigError,
     EnvOptions,
     FloatArray,
+    MaskArray,
     game_seed,
     legal_error,
     masks_to_array,
+    seat_mask,
     split_options,
 )
 from arena.games.base import IllegalActionError
@@ -234,6 +236,9 @@ class RummyCore:
             self.refused = [0] * self.num_seats
         self._given = [g + r for g, r in zip(self._given, raw, strict=True)]
         return raw
+
+    def observe_masked(self, seat: int) -> tuple[FloatArray, MaskArray]:
+        return self.observe(seat), seat_mask(self, seat)
 
     def observe(self, seat: int) -> FloatArray:
         """17 planes of 53 faces, then the scalars (docs/ENVS.md)."""

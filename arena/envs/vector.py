@@ -101,10 +101,11 @@ class GinRummyVectorEnv(VectorEnv[npt.NDArray[np.float32], npt.NDArray[np.int64]
         if self.rlcard:
             obs = bits.reshape(n, 5, 52).astype(np.float32)
         else:
-            obs = np.zeros((n, ARENA_OBS), dtype=np.float32)
+            obs = np.empty((n, ARENA_OBS), dtype=np.float32)
             obs[:, : 10 * 52] = bits.reshape(n, 10 * 52)
-            for i, solo in enumerate(self.solos):
-                solo.core.extras(solo.seat, obs[i])  # type: ignore[attr-defined]
+            # One conversion for every game's pile order and scalars.
+            tails = [solo.core.tail(solo.seat) for solo in self.solos]  # type: ignore[attr-defined]
+            obs[:, 10 * 52 :] = tails
         masks = masks_to_array(legal, self._num_actions).astype(np.int8)
         return obs, {"action_mask": masks}
 
@@ -123,7 +124,8 @@ class GinRummyVectorEnv(VectorEnv[npt.NDArray[np.float32], npt.NDArray[np.int64]
         rewards = np.zeros(n, dtype=np.float64)
         terminated = np.zeros(n, dtype=bool)
         assert self._seed is not None
-        for i, (solo, action) in enumerate(zip(self.solos, np.asarray(actions), strict=True)):
+        ids = np.asarray(actions).tolist()  # Python ints, once
+        for i, (solo, action) in enumerate(zip(self.solos, ids, strict=True)):
             if self._autoreset[i]:
                 solo.reset(solo.match_seed + n)
                 continue

@@ -79,6 +79,7 @@ __all__ = [
     "legal_ids",
     "observation_planes",
     "observation_tail",
+    "packed",
     "rlcard_action",
     "rlcard_card",
     "rlcard_legal_ids",
@@ -121,6 +122,9 @@ SCALARS_AT: Final = 11 * 52
 SCALARS: Final = 15
 OBSERVATION_SIZE: Final = SCALARS_AT + SCALARS
 _PHASES: Final = (Phase.FIRST_UPCARD, Phase.DRAW, Phase.DISCARD, Phase.DEFEND, Phase.LAST_DISCARD)
+_PHASE_SLOT: Final = {phase: 52 + i for i, phase in enumerate(_PHASES)}
+#: ``(position + 1) / count`` for each position of a pile of ``count`` cards.
+_PILE_ORDER: Final = [tuple((p + 1) / count for p in range(count)) for count in range(53)]
 
 # -- the RLCard id space ---------------------------------------------------------------
 RL_DRAW: Final = 2
@@ -203,12 +207,12 @@ def tail(
     pile = view.discard_pile
     count = len(pile)
     out = [0.0] * (52 + SCALARS)
-    for position, card in enumerate(pile):
-        out[card.index] = (position + 1) / count
-    phase = view.phase
-    for i, known in enumerate(_PHASES):
-        if phase is known:
-            out[52 + i] = 1.0
+    if count:
+        for value, card in zip(_PILE_ORDER[count], pile, strict=True):
+            out[card.index] = value
+    phase = _PHASE_SLOT.get(view.phase)
+    if phase is not None:
+        out[phase] = 1.0
     knock = view.knock
     out[57:] = (
         float(view.to_act == seat),
@@ -290,6 +294,15 @@ def observation_tail(observation: GinObservation, target: int) -> list[float]:
         observation.scores,
         target,
     )
+
+
+def packed(planes: tuple[int, ...], legal: int) -> int:
+    """The planes end to end (plane ``i`` at bit ``52 * i``), then the legal ids: one int
+    that one numpy call turns into the observation's and the mask's bits."""
+    bits = legal
+    for plane in reversed(planes):
+        bits = bits << 52 | plane
+    return bits
 
 
 def rlcard_planes(view: VisibleState) -> tuple[int, int, int, int, int]:
