@@ -125,7 +125,8 @@ class CardGameAEC(AECEnv[str, dict[str, Any], int], EzPickle):  # type: ignore[m
             self.terminations = dict.fromkeys(self.agents, True)
         else:
             self._select()
-        self._accumulate_rewards()
+        if raw is not None:  # else every reward is zero: nothing to add
+            self._accumulate_rewards()
 
     def render(self) -> str | None:
         if self.render_mode is None:

@@ -223,8 +223,9 @@ class GinCore:
     def observe_masked(self, seat: int) -> tuple[FloatArray, MaskArray]:
         """The observation of ``seat`` and its action mask (all zeros if another seat is
         to act), from one int (the planes end to end, then the legal ids) turned into
-        bits by one numpy call: 4.5 us a step pure, where a conversion per array and
-        per plane took 10 (benchmarks/bench_envs.py)."""
+        bits by one numpy call.  Measured with timeit on a mid-hand position, the view
+        and legal ids included: 12.6 us pure (10.3 compiled), where a conversion per
+        array, a plane each, took 17.3 (14.1)."""
         planes = self.planes(seat)
         bits = enc.packed(planes, self.legal_mask() if self.game.current_seat() == seat else 0)
         cells = 52 * len(planes)  # 520, or 260 (RLCard's)
