@@ -54,6 +54,20 @@ class _StartsProcesses(Exception):
     pass
 
 
+_PREWARMED: list[bool] = []
+
+
+def _prewarm() -> None:
+    """What this process caches once, whichever test asks first: the host's sandbox
+    probe runs bwrap the first time.  Done before any test, so that whether a test
+    starts a process does not depend on the order the tests ran in."""
+    if not _PREWARMED:
+        from arena.hosting.host import probe_host
+
+        probe_host()
+        _PREWARMED.append(True)
+
+
 def _refuse_processes(item: pytest.Item) -> Any:
     """While a test not marked ``slow`` runs in the fast loop, starting a process fails
     it: the marker says what the fast loop may leave out, so it must not lie."""
@@ -72,6 +86,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     if not fast_loop or item.get_closest_marker("slow") is not None:
         yield
         return
+    _prewarm()
     refuse = _refuse_processes(item)
     saved = (subprocess.Popen.__init__, os.fork, os.posix_spawn)
     # Patched in place (and put back below) so that no test of the fast loop starts one.

@@ -130,6 +130,7 @@ def test_profile_differences_are_named() -> None:
     assert describe_difference(runner, runner) is None
 
 
+@pytest.mark.slow
 def test_a_worker_without_the_sandbox_gets_no_matches(
     client: Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -142,6 +143,7 @@ def test_a_worker_without_the_sandbox_gets_no_matches(
     assert requirement_resource(mine, "bwrap") not in resources(client)
 
 
+@pytest.mark.slow
 def test_a_worker_whose_host_cannot_jail_strangers_gets_none_of_their_matches(
     client: Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
