@@ -17,9 +17,18 @@ _POLICIES = {"greedy": greedy_gin, "random": random_gin}
 def register(commands: Any) -> None:
     parser = commands.add_parser("demo", help="play one Gin Rummy game between built-in policies")
     parser.add_argument("--seed", type=int, default=1, help="deal seed (default 1)")
-    parser.add_argument("--rules", choices=sorted(PRESETS), default="standard")
     parser.add_argument(
-        "--players", nargs=2, choices=sorted(_POLICIES), default=["greedy", "random"]
+        "--rules",
+        choices=sorted(PRESETS),
+        default="standard",
+        help="Gin rule set (default standard)",
+    )
+    parser.add_argument(
+        "--players",
+        nargs=2,
+        choices=sorted(_POLICIES),
+        default=["greedy", "random"],
+        help="the two policies that play (default greedy random)",
     )
     parser.set_defaults(run=_run)
 

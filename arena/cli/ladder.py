@@ -28,12 +28,15 @@ from arena.storage.submissions_store import SubmissionStore
 __all__ = ["register"]
 
 
+DB_HELP = "the ladder's database (made by `arena ladder create`)"
+
+
 def register(commands: Any) -> None:
     ladder = commands.add_parser("ladder", help="ladder competitions (TrueSkill, SQLite)")
     sub = ladder.add_subparsers(dest="ladder_command", required=True, metavar="ACTION")
 
     create = sub.add_parser("create", help="create a ladder database from a TOML config")
-    create.add_argument("config", type=Path)
+    create.add_argument("config", type=Path, help="the ladder's TOML config (docs/LADDERS.md)")
     create.add_argument(
         "--db", type=Path, help="database file (default: NAME.sqlite beside the config)"
     )
@@ -41,11 +44,11 @@ def register(commands: Any) -> None:
     create.set_defaults(run=_create)
 
     add = sub.add_parser("add", help="add a bot (takes effect in a running ladder too)")
-    add.add_argument("db", type=Path)
-    add.add_argument("name")
+    add.add_argument("db", type=Path, help=DB_HELP)
+    add.add_argument("name", help="the bot's name in the ladder")
     source = add.add_mutually_exclusive_group()
-    source.add_argument("--manifest", type=Path)
-    source.add_argument("--address")
+    source.add_argument("--manifest", type=Path, help="the bot's manifest (a bot.toml)")
+    source.add_argument("--address", help="a bot already running: grpc://HOST:PORT or unix:PATH")
     source.add_argument("--plugin", help="registered bot name (default: NAME)")
     add_manifest_option(add)
     add.set_defaults(run=_add)
@@ -54,14 +57,14 @@ def register(commands: Any) -> None:
         command = sub.add_parser(
             action, help=f"{action} a bot (takes effect in a running ladder too)"
         )
-        command.add_argument("db", type=Path)
-        command.add_argument("name")
+        command.add_argument("db", type=Path, help=DB_HELP)
+        command.add_argument("name", help="the bot's name in the ladder")
         command.set_defaults(run=_set_status, status=status)
 
     _register_authors(sub)
 
     run = sub.add_parser("run", help="play the ladder's matches (resumes after a crash)")
-    run.add_argument("db", type=Path)
+    run.add_argument("db", type=Path, help=DB_HELP)
     run.add_argument("--matches", type=int, help="stop after this many matches")
     run.add_argument(
         "--until-sigma", type=float, help="stop when every active bot's sigma is below this"
@@ -79,8 +82,8 @@ def register(commands: Any) -> None:
     run.set_defaults(run=_run)
 
     board = sub.add_parser("leaderboard", help="bots sorted by mu - 3 sigma")
-    board.add_argument("db", type=Path)
-    board.add_argument("--json", action="store_true")
+    board.add_argument("db", type=Path, help=DB_HELP)
+    board.add_argument("--json", action="store_true", help="print the leaderboard as JSON")
     board.set_defaults(run=_leaderboard)
 
     history = sub.add_parser(
@@ -88,14 +91,16 @@ def register(commands: Any) -> None:
         help="the matches in order (or one bot's, with its rating changes): results, "
         "sandbox level, faults with their reasons",
     )
-    history.add_argument("db", type=Path)
+    history.add_argument("db", type=Path, help=DB_HELP)
     history.add_argument("name", nargs="?", help="only this bot's matches")
-    history.add_argument("--json", action="store_true")
+    history.add_argument("--json", action="store_true", help="print the history as JSON")
     history.set_defaults(run=_history)
 
     export = sub.add_parser("export", help="matches, standings and rating changes as CSV or JSON")
-    export.add_argument("db", type=Path)
-    export.add_argument("--format", choices=["csv", "json"], default="json")
+    export.add_argument("db", type=Path, help=DB_HELP)
+    export.add_argument(
+        "--format", choices=["csv", "json"], default="json", help="csv or json (default json)"
+    )
     export.add_argument(
         "--what",
         choices=["results", "standings", "ratings", "history"],
@@ -111,23 +116,23 @@ def _register_authors(sub: Any) -> None:
     author = sub.add_parser("author", help="authors who may submit bots (arena submit)")
     actions = author.add_subparsers(dest="author_command", required=True, metavar="ACTION")
     add = actions.add_parser("add", help="create an author; prints its token (shown once)")
-    add.add_argument("db", type=Path)
-    add.add_argument("name")
+    add.add_argument("db", type=Path, help=DB_HELP)
+    add.add_argument("name", help="the author's name")
     add.set_defaults(run=_author_add)
     listing = actions.add_parser("list", help="the ladder's authors")
-    listing.add_argument("db", type=Path)
+    listing.add_argument("db", type=Path, help=DB_HELP)
     listing.set_defaults(run=_author_list)
     revoke = actions.add_parser("revoke", help="an author submits no more (its bots stay)")
-    revoke.add_argument("db", type=Path)
-    revoke.add_argument("name")
+    revoke.add_argument("db", type=Path, help=DB_HELP)
+    revoke.add_argument("name", help="the author's name")
     revoke.set_defaults(run=_author_revoke)
     rotate = actions.add_parser(
         "rotate",
         help="a new token for an author; the old one and every session signed in with it "
         "end (prints the token as its last line, shown once)",
     )
-    rotate.add_argument("db", type=Path)
-    rotate.add_argument("name")
+    rotate.add_argument("db", type=Path, help=DB_HELP)
+    rotate.add_argument("name", help="the author's name")
     rotate.set_defaults(run=_author_rotate)
 
 

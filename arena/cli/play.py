@@ -18,6 +18,7 @@ from typing import Any
 from arena.cli.bot_options import (
     add_manifest_option,
     add_plugin_options,
+    add_sandbox_option,
     host_for_game,
     plugins_from_args,
     resolve_bots,
@@ -75,7 +76,7 @@ def register(commands: Any) -> None:
         default=Path("replays"),
         help="folder for the replay and the bot's stderr log (default ./replays)",
     )
-    parser.add_argument("--sandbox", default="auto", choices=["auto", "none", "limits", "bwrap"])
+    add_sandbox_option(parser)
     defaults = TimeControl()
     parser.add_argument(
         "--decision-ms",

@@ -33,7 +33,9 @@ def register(commands: Any) -> None:
     submit.add_argument("path", type=Path, help="the bot's folder, or a .tar.gz / .zip")
     submit.add_argument("--token", help=f"your author token (default: ${TOKEN_ENV})")
     submit.add_argument("--wait", action="store_true", help="wait for the check and print it")
-    submit.add_argument("--poll", type=float, default=1.0, help=argparse.SUPPRESS)
+    submit.add_argument(
+        "--poll", type=float, default=1.0, help="seconds between looks with --wait (default 1)"
+    )
     submit.set_defaults(run=_submit)
 
 
