@@ -49,7 +49,9 @@ def register(commands: Any) -> None:
     source = add.add_mutually_exclusive_group()
     source.add_argument("--manifest", type=Path, help="the bot's manifest (a bot.toml)")
     source.add_argument("--address", help="a bot already running: grpc://HOST:PORT or unix:PATH")
-    source.add_argument("--plugin", help="registered bot name (default: NAME)")
+    source.add_argument(
+        "--bot", help="a registered bot (built in or a plugin's) by its name (default: NAME)"
+    )
     add_manifest_option(add)
     add.set_defaults(run=_add)
 
@@ -248,7 +250,7 @@ def _add(args: argparse.Namespace) -> int:
             raise ValueError(f"no such file: {manifest}")
         reference = str(manifest.resolve())
     else:
-        reference = args.address or args.plugin or args.name
+        reference = args.address or args.bot or args.name
     entry = BotEntry(args.name, reference)
     if entry.kind == "plugin":
         config_path = store.config_path()

@@ -62,11 +62,9 @@ def register(commands: Any) -> None:
     )
     parser.add_argument("--rules", default="standard", help="Gin Rummy rule set (default standard)")
     parser.add_argument("--seed", type=int, help="deal seed (default: a fresh one, printed)")
+    parser.add_argument("--games", type=int, default=1, help="games to play (default 1)")
     parser.add_argument(
-        "--hands",
-        type=int,
-        metavar="N",
-        help="play N single hands instead of one game to the target",
+        "--hands", action="store_true", help="each game is a single hand (as in arena match)"
     )
     parser.add_argument("--seat", type=int, default=0, choices=[0, 1], help="your seat")
     parser.add_argument("--name", default="human", help="your name in the replay")
@@ -102,8 +100,8 @@ def register(commands: Any) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    if args.hands is not None and args.hands < 1:
-        raise SettingsError(f"--hands must be at least 1, got {args.hands}")
+    if args.games < 1:
+        raise SettingsError(f"--games must be at least 1, got {args.games}")
     seed = seed_or_fresh(args.seed)
     bot_clock = TimeControl(args.startup_ms, args.decision_ms, args.bank_ms)
     plugins = plugins_from_args(args)
@@ -111,9 +109,9 @@ def _run(args: argparse.Namespace) -> int:
     (reference,) = resolve_bots(args, plugins, [args.bot])
     config = MatchConfig(
         spec,
-        games=args.hands or 1,
+        games=args.games,
         seed=seed,
-        hands_only=args.hands is not None,
+        hands_only=args.hands,
         time_control=human_time_control(args.startup_ms),
     )
     settings = LaunchSettings(

@@ -47,7 +47,7 @@ def test_a_scripted_session_in_the_terminal(
     # A bad line, a move that is not legal now, then always the first move listed.
     moves = "xyz\ndiscard 2C\n" + "1\n" * 300
     run = subprocess.run(
-        [str(ARENA), "play", "random", "--seed", "3", "--hands", "1", "--sandbox", "none"],
+        [str(ARENA), "play", "random", "--seed", "3", "--hands", "--sandbox", "none"],
         input=moves,
         capture_output=True,
         text=True,
@@ -248,7 +248,7 @@ def test_without_seed_play_deals_fresh_cards_and_prints_the_seed(
     seeds = []
     for _ in range(2):
         monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
-        main(["play", "random", "--hands", "1", "--replays", str(tmp_path), "--sandbox", "none"])
+        main(["play", "random", "--hands", "--replays", str(tmp_path), "--sandbox", "none"])
         out = capsys.readouterr().out
         found = re.search(r"^seed (\d+) \(--seed \1 deals these cards again\)$", out, re.M)
         assert found, out

@@ -277,7 +277,7 @@ def test_commands_name_an_unknown_bot(tmp_path: Path) -> None:
         line = one_line_error(arena("ladder", *command))
         assert "'nobody'" in line and "greedy, random" in line
     assert "no-such-bot" in one_line_error(
-        arena("ladder", "add", db, "x", "--plugin", "no-such-bot")
+        arena("ladder", "add", db, "x", "--bot", "no-such-bot")
     )
     assert "already has a bot 'greedy'" in one_line_error(arena("ladder", "add", db, "greedy"))
 
@@ -349,7 +349,7 @@ def flow(tmp_path_factory: pytest.TempPathFactory) -> Flow:
     step(flow, "first", "run", db, "--matches", "1", *quiet)  # g2 v greedy: the first pair
     step(flow, "disabled", "disable", db, "random")
     step(flow, "after disable", "run", db, *quiet)
-    step(flow, "added", "add", db, "r2", "--plugin", "random")
+    step(flow, "added", "add", db, "r2", "--bot", "random")
     step(flow, "after add", "run", db, *quiet)
     step(flow, "enabled", "enable", db, "random")
     step(flow, "after enable", "run", db, *quiet)
