@@ -43,3 +43,38 @@ def test_the_cli_entry_point_loads_no_grpc() -> None:
     loaded = loaded_after("import arena.cli.main")
     assert "arena.cli.main" in loaded
     assert not any(name == "grpc" or name.startswith("grpc.") for name in loaded)
+
+
+#: What a Python SDK bot playing Gin must not load: the other game, the arena's own
+#: machinery (plugins, web, ladder, referee, submissions), and heavy stdlib it never uses.
+NOT_FOR_A_GIN_BOT = (
+    "arena.games.rummy",
+    "arena.protocol.rummy",
+    "pluggy",
+    "arena.plugins.manager",
+    "arena.web",
+    "arena.ladder",
+    "arena.referee.match",
+    "arena.storage",
+    "arena.submissions",
+    "arena.hosting.process",
+    "email",
+    "http.server",
+    "sqlite3",
+)
+
+
+@pytest.mark.slow
+def test_a_gin_sdk_bot_imports_only_what_it_plays() -> None:
+    loaded = loaded_after(
+        "from arena.sdk import Bot, Decision, serve, gin\n"
+        "from arena.protocol import codec_for\n"
+        "codec_for('gin-rummy/standard')"  # what the bot's handshake loads
+    )
+    assert {"arena.sdk.server", "arena.protocol.gin", "grpc"} <= loaded  # the check can see
+    crept_in = sorted(
+        name
+        for name in loaded
+        if any(name == h or name.startswith(h + ".") for h in NOT_FOR_A_GIN_BOT)
+    )
+    assert crept_in == [], f"a Gin bot imports {crept_in}"

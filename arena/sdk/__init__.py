@@ -10,6 +10,8 @@ and the games' types (``gin``, ``rummy``, their observations) for typed bots::
             return decision.legal_actions[0]
 """
 
+from typing import TYPE_CHECKING, Any
+
 from arena.cards import (
     Card,
     CardSet,
@@ -20,13 +22,16 @@ from arena.cards import (
     layoff_options,
     min_deadwood,
 )
-from arena.games import gin_rummy as gin
-from arena.games import rummy
-from arena.games.gin_rummy import GinObservation
-from arena.games.rummy import RummyObservation
 from arena.protocol.commitment import RevealCheck, check_match_reveal, seed_commitment
-from arena.sdk.bot import Bot, BotSession, Decision, GameEvent, Reply
+from arena.sdk.bot import Bot, BotSession, Decision, Reply
 from arena.sdk.server import ADDRESS_VARIABLE, serve
+
+if TYPE_CHECKING:
+    from arena.games import gin_rummy as gin
+    from arena.games import rummy
+    from arena.games.gin_rummy import GinObservation
+    from arena.games.rummy import RummyObservation
+    from arena.sdk.bot import GameEvent
 
 __all__ = [
     "ADDRESS_VARIABLE",
@@ -52,3 +57,25 @@ __all__ = [
     "seed_commitment",
     "serve",
 ]
+
+#: The games' names, imported when first used: a bot process loads only the game it
+#: plays (``from arena.sdk import gin`` still works, and loads Gin alone).
+_LAZY = {
+    "gin": ("arena.games.gin_rummy", None),
+    "rummy": ("arena.games.rummy", None),
+    "GinObservation": ("arena.games.gin_rummy", "GinObservation"),
+    "RummyObservation": ("arena.games.rummy", "RummyObservation"),
+    "GameEvent": ("arena.sdk.bot", "GameEvent"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    module, attribute = _LAZY[name]
+    loaded = importlib.import_module(module)
+    value = loaded if attribute is None else getattr(loaded, attribute)
+    globals()[name] = value
+    return value

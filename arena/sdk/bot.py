@@ -5,10 +5,8 @@ from __future__ import annotations
 import sys
 import traceback
 from dataclasses import dataclass
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
-from arena.games.gin_rummy import PublicEvent as GinEvent
-from arena.games.rummy import PublicEvent as RummyEvent
 from arena.proto import bot_pb2 as pb
 from arena.protocol import PROTOCOL_VERSION, ProtocolError, codec_for, plays_game
 from arena.protocol.commitment import RevealCheck, check_match_reveal
@@ -18,7 +16,22 @@ __all__ = ["Bot", "BotSession", "Decision", "GameEvent", "Reply"]
 ObsT = TypeVar("ObsT")  # the game's observation, e.g. GinObservation
 ActT = TypeVar("ActT")  # the game's action, e.g. gin.Action
 
-GameEvent = GinEvent | RummyEvent
+if TYPE_CHECKING:  # a bot process imports only the game it plays
+    from arena.games.gin_rummy import PublicEvent as GinEvent
+    from arena.games.rummy import PublicEvent as RummyEvent
+
+    GameEvent = GinEvent | RummyEvent
+
+
+def __getattr__(name: str) -> Any:
+    if name == "GameEvent":  # both games' event types: imported when asked for
+        from arena.games.gin_rummy import PublicEvent as GinEvent
+        from arena.games.rummy import PublicEvent as RummyEvent
+
+        return GinEvent | RummyEvent
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 """An event as the engine records it: ``gin.PublicEvent`` or ``rummy.PublicEvent``."""
 
 
