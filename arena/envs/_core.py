@@ -12,6 +12,7 @@ import numpy as np
 import numpy.typing as npt
 
 from arena.cards import derive_seed
+from arena.cards.masks import bits
 from arena.errors import ArenaError
 from arena.games.base import IllegalActionError
 
@@ -111,13 +112,8 @@ def masks_to_array(masks: Sequence[int], bits: int) -> npt.NDArray[np.uint8]:
 
 
 def mask_ids(mask: int) -> list[int]:
-    """The ids set in an int mask, ascending."""
-    ids = []
-    while mask:
-        low = mask & -mask
-        ids.append(low.bit_length() - 1)
-        mask ^= low
-    return ids
+    """The ids set in an int mask, ascending (``arena.cards.masks.bits``: compiled)."""
+    return list(bits(mask))
 
 
 class GameCore(Protocol):

@@ -145,22 +145,23 @@ class GinCore:
     def apply(self, action: Action) -> list[float] | None:
         """Play an engine action (an opponent's); raw rewards if a hand ended."""
         game = self.game
-        hand = game.hand
-        seat = hand.current_seat()
-        assert seat is not None
-        if isinstance(action, Pass) or (
-            isinstance(action, Draw) and action.source is DrawSource.STOCK
-        ):
+        # type() is: the engine's action classes have no subclasses (and it is cheaper).
+        if type(action) is Discard:  # a knock's discard is face down
+            seat = game.hand.current_seat()
+            assert seat is not None
+            self.discarded[seat] |= 1 << action.card.index
+        elif type(action) is Pass or (type(action) is Draw and action.source is DrawSource.STOCK):
+            seat = game.hand.current_seat()
+            assert seat is not None
             pile = self.view(seat).discard_pile
             if pile:
                 self.refused[seat] |= 1 << pile[-1].index
-        elif isinstance(action, Discard):  # a knock's discard is face down
-            self.discarded[seat] |= 1 << action.card.index
         game.apply(action)
         self._views = [None, None]
         self._legal = None
-        rewards = self._rewards()
-        self._auto()
+        rewards = None if len(game.results) == self._hands_seen else self._rewards()
+        if self.rlcard:
+            self._auto()
         return rewards
 
     def _auto(self) -> None:

@@ -4,7 +4,7 @@ observations and masks as one batch array each (``gymnasium.make_vec``).
     envs = gymnasium.make_vec("arena/GinRummy-v0", num_envs=64, opponent="random")
     obs, infos = envs.reset(seed=1)          # obs (64, 587), infos["action_mask"] (64, 109)
 
-The planes of every game are turned into arrays by one numpy call per step.  Episodes
+The planes and legal ids of every game are turned into arrays by one numpy call per step.  Episodes
 reset themselves on the step after they end (Gymnasium's ``NEXT_STEP`` autoreset):
 that step's action is ignored, its reward is 0 and it returns the new game's first
 observation.  Game ``i`` of ``reset(seed=s)`` plays match seed ``s + i``.
@@ -21,9 +21,10 @@ import numpy.typing as npt
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-from arena.envs._core import EnvConfigError, make_opponent, masks_to_array
+from arena.envs._core import EnvConfigError, make_opponent
 from arena.envs._gin import ARENA_OBS, GinCore, gin_rules
 from arena.envs.gym import Solo, _gin_opponents
+from arena.games.gin_rummy import encoding as enc
 
 __all__ = ["GinRummyVectorEnv"]
 
@@ -91,22 +92,24 @@ class GinRummyVectorEnv(VectorEnv[npt.NDArray[np.float32], npt.NDArray[np.int64]
 
     def _batch(self) -> tuple[npt.NDArray[np.float32], dict[str, Any]]:
         n = self.num_envs
-        planes: list[int] = []
-        legal: list[int] = []
+        cells = 52 * (5 if self.rlcard else 10)  # the planes, end to end, then the ids
+        size = (cells + self._num_actions + 7) // 8
+        packed: list[bytes] = []
+        tails: list[list[float]] = []  # every game's pile order and scalars: one conversion
         for solo in self.solos:
-            core = solo.core
-            planes.extend(core.planes(solo.seat))  # type: ignore[attr-defined]
-            legal.append(core.legal_mask() if core.to_act() == solo.seat else 0)
-        bits = masks_to_array(planes, 52)
+            core: Any = solo.core
+            legal = core.legal_mask() if core.to_act() == solo.seat else 0
+            packed.append(enc.packed(core.planes(solo.seat), legal).to_bytes(size, "little"))
+            if not self.rlcard:
+                tails.append(core.tail(solo.seat))
+        raw = np.frombuffer(b"".join(packed), dtype=np.uint8).reshape(n, size)
+        bits = np.unpackbits(raw, axis=1, bitorder="little")
+        masks = bits[:, cells : cells + self._num_actions].view(np.int8)
         if self.rlcard:
-            obs = bits.reshape(n, 5, 52).astype(np.float32)
-        else:
-            obs = np.empty((n, ARENA_OBS), dtype=np.float32)
-            obs[:, : 10 * 52] = bits.reshape(n, 10 * 52)
-            # One conversion for every game's pile order and scalars.
-            tails = [solo.core.tail(solo.seat) for solo in self.solos]  # type: ignore[attr-defined]
-            obs[:, 10 * 52 :] = tails
-        masks = masks_to_array(legal, self._num_actions).astype(np.int8)
+            return bits[:, :cells].reshape(n, 5, 52).astype(np.float32), {"action_mask": masks}
+        obs = np.empty((n, ARENA_OBS), dtype=np.float32)
+        obs[:, :cells] = bits[:, :cells]
+        obs[:, cells:] = tails
         return obs, {"action_mask": masks}
 
     def step(
