@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from arena.cards import Card, CardParseError, CardSet, best_arrangement, knock_discards
@@ -27,8 +28,29 @@ def register(commands: Any) -> None:
     parser.set_defaults(run=_run)
 
 
-def analyze(cards: list[str], knock_limit: int) -> dict[str, Any]:
-    """The analysis as a JSON-ready dict; ``ValueError`` (``CardParseError``) for bad input."""
+@dataclass(frozen=True)
+class HandAnalysis:
+    """A Gin hand's best arrangement; for an 11-card hand, the discards that allow a
+    knock and the deadwood each leaves."""
+
+    deadwood: int
+    melds: tuple[tuple[str, ...], ...]
+    unmatched: tuple[str, ...]
+    discards: tuple[tuple[str, int], ...] | None  # (card, deadwood); None: a 10-card hand
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "deadwood": self.deadwood,
+            "melds": [list(meld) for meld in self.melds],
+            "unmatched": list(self.unmatched),
+        }
+        if self.discards is not None:
+            data["discards"] = [{"card": card, "deadwood": left} for card, left in self.discards]
+        return data
+
+
+def analyze(cards: list[str], knock_limit: int) -> HandAnalysis:
+    """The hand's analysis; ``ValueError`` (``CardParseError``) for bad input."""
     if not 0 <= knock_limit <= 100:  # the range GinRules accepts
         raise ValueError(f"--knock-limit must be 0..100, got {knock_limit}")
     parsed = [Card.parse(text) for text in cards]
@@ -36,19 +58,18 @@ def analyze(cards: list[str], knock_limit: int) -> dict[str, Any]:
     if len(hand) not in (10, 11):
         raise CardParseError(f"a Gin Rummy hand has 10 cards (11 after drawing), got {len(hand)}")
     arrangement = best_arrangement(hand)
-    result: dict[str, Any] = {
-        "deadwood": arrangement.deadwood,
-        "melds": [[str(card) for card in _meld_order(meld.cards)] for meld in arrangement.melds],
-        "unmatched": [str(card) for card in arrangement.unmatched.sorted_by_rank()],
-    }
+    discards = None
     if len(hand) == 11:
-        discards = sorted(
+        ordered = sorted(
             knock_discards(hand, knock_limit).items(), key=lambda item: (item[1], item[0].index)
         )
-        result["discards"] = [
-            {"card": str(card), "deadwood": deadwood} for card, deadwood in discards
-        ]
-    return result
+        discards = tuple((str(card), deadwood) for card, deadwood in ordered)
+    return HandAnalysis(
+        arrangement.deadwood,
+        tuple(tuple(str(card) for card in _meld_order(meld.cards)) for meld in arrangement.melds),
+        tuple(str(card) for card in arrangement.unmatched.sorted_by_rank()),
+        discards,
+    )
 
 
 def _meld_order(cards: CardSet) -> list[Card]:
@@ -58,16 +79,14 @@ def _meld_order(cards: CardSet) -> list[Card]:
 def _run(args: argparse.Namespace) -> int:
     result = analyze(args.cards, args.knock_limit)
     if args.json:
-        print(json.dumps(result))
+        print(json.dumps(result.to_json()))
         return 0
-    print("melds:    " + ("  ".join("-".join(meld) for meld in result["melds"]) or "none"))
-    print("unmatched: " + (" ".join(result["unmatched"]) or "none"))
-    print(f"deadwood: {result['deadwood']}")
-    if "discards" in result:
-        if result["discards"]:
-            listed = ", ".join(
-                f"{item['card']} ({item['deadwood']})" for item in result["discards"]
-            )
+    print("melds:    " + ("  ".join("-".join(meld) for meld in result.melds) or "none"))
+    print("unmatched: " + (" ".join(result.unmatched) or "none"))
+    print(f"deadwood: {result.deadwood}")
+    if result.discards is not None:
+        if result.discards:
+            listed = ", ".join(f"{card} ({left})" for card, left in result.discards)
             print(f"knock discards (limit {args.knock_limit}): {listed}")
         else:
             print(f"knock discards (limit {args.knock_limit}): none")
