@@ -662,6 +662,7 @@ class SearchPolicy:
         self.undercut_bonus = undercut_bonus
         self.memory = HandMemory()
         self.clock = clock
+        self.deadline = 0.0
         self.stats = SearchStats()
 
     def new_hand(self) -> None:
@@ -670,6 +671,8 @@ class SearchPolicy:
     def __call__(
         self, observation: GinObservation, legal: Sequence[Action], rng: random.Random
     ) -> Action:
+        # The cap counts from here: the prior and the knock's melds are in it too.
+        self.deadline = self.clock() + self.params.max_ms / 1000.0
         self.memory.observe(observation)
         action = self._decide(observation, legal, random.Random(rng.getrandbits(64)))
         self.memory.record(observation, action)
@@ -728,6 +731,8 @@ class SearchPolicy:
         hands[me] = rest
         best: tuple[float, int] | None = None
         for number, melds in enumerate(options):
+            if self.clock() > self.deadline:
+                break
             total = 0.0
             for world in worlds:
                 hands[1 - me] = world.opponent
@@ -798,7 +803,7 @@ class SearchPolicy:
     ) -> Action:
         params = self.params
         clock = self.clock
-        deadline = clock() + params.max_ms / 1000.0
+        deadline = self.deadline
         me = observation.seat
         scoring = self._scoring(observation)
         stats = self.stats
