@@ -2,9 +2,9 @@
 (Basic Rummy, 2 to 6 seats).  Registered with the built-in bots; also servable on
 their own with a budget (the registered ``search`` plays the default one)::
 
-    python -m arena.bots.reference search --playouts 800 --max-ms 900 --address unix:/tmp/s.sock
+    python -m arena.bots.serve search --playouts 800 --max-ms 900 --address unix:/tmp/s.sock
 
-which a manifest can name (``command = ["{python}", "-m", "arena.bots.reference",
+which a manifest can name (``command = ["{python}", "-m", "arena.bots.serve",
 "search", "--playouts", "800"]``).  A budget out of range is refused at start, with
 the valid range in the message.
 """
@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import random
-import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -109,7 +108,9 @@ def _bounded(name: str, kind: type) -> Any:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description="serve a reference bot with its options")
+    parser = argparse.ArgumentParser(
+        prog="python -m arena.bots.serve", description="serve a reference bot with its options"
+    )
     parser.add_argument("bot", choices=["search", "strong-rummy"])
     defaults = SearchParams()
     parser.add_argument(
@@ -139,7 +140,3 @@ def main(argv: Sequence[str] | None = None) -> None:
     else:
         bot = StrongRummyBot(args.seed)
     serve(bot, address=args.address, argv=[])
-
-
-if __name__ == "__main__":
-    main(sys.argv[1:])
