@@ -559,6 +559,11 @@ def _row(bot: str, opponent: str, preset: str, tally: Tally, paired: bool) -> li
     ]
 
 
+def _progress(row: Sequence[str], seconds: float) -> None:
+    """A row as soon as it is measured (on stderr: the table comes at the end)."""
+    print(f"  ... {' | '.join(row)} ({seconds:.0f} s)", file=sys.stderr, flush=True)
+
+
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     print("| " + " | ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)) + " |")
@@ -603,9 +608,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 tasks = [(preset, args.seed + i, args.bot, opponent, params) for i in range(pairs)]
                 tally, seconds = _run(play_gin_pair, tasks, args.workers)
                 rows.append(_row(args.bot, opponent, preset, tally, paired=True))
-                print(
-                    f"  ... {args.bot} vs {opponent} ({preset}): {seconds:.0f} s", file=sys.stderr
-                )
+                _progress(rows[-1], seconds)
     if "openspiel" in parts:
         try:
             import pyspiel  # noqa: F401
@@ -627,7 +630,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             for reason, count in tally.differences.most_common():
                 notes.append(f"  rule difference: {reason}: {count} hands")
-            print(f"  ... OpenSpiel hands: {seconds:.0f} s", file=sys.stderr)
+            _progress(rows[-1], seconds)
     if "rummy" in parts:
         for seats in (4, 6):
             deals = max(1, args.rummy_games // seats)
@@ -636,7 +639,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             label = f"{seats - 1} x greedy-rummy"
             rows.append(_row("strong-rummy", label, f"rummy {seats} seats", tally, paired=False))
             notes.append(f"Rummy {seats} seats: the fair share is {100 / seats:.1f}%.")
-            print(f"  ... strong-rummy, {seats} seats: {seconds:.0f} s", file=sys.stderr)
+            _progress(rows[-1], seconds)
     _table(
         (
             "bot",
