@@ -132,6 +132,9 @@ class GameCore(Protocol):
 
     def new_game(self, match_seed: int) -> None: ...
 
+    def action_of(self, ident: int) -> Any:
+        """The engine action id ``ident`` stands for now (legal or not)."""
+
     def to_act(self) -> int | None: ...
 
     def legal_mask(self) -> int: ...

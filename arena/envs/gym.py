@@ -105,11 +105,13 @@ class Solo:
             opponent = self.opponents[seat]
             assert opponent is not None and opponent.rng is not None
             self.decisions += 1
-            if opponent.policy is None:
-                total += self._mine(core.step(opponent.rng.choice(mask_ids(core.legal_mask()))))
-                continue
-            action = opponent.act(hand.observation(seat), hand.legal_actions())
-            total += self._mine(core.apply(action))
+            if opponent.policy is None:  # an id from the mask: legal, no need to check it
+                ident = opponent.rng.choice(mask_ids(core.legal_mask()))
+                raw = core.apply(core.action_of(ident))
+            else:
+                raw = core.apply(opponent.act(hand.observation(seat), hand.legal_actions()))
+            if raw is not None:
+                total += self._mine(raw)
 
     def _mine(self, raw: list[float] | None) -> float:
         if raw is None:
