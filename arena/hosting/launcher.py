@@ -239,6 +239,7 @@ def _spawn(launch: _Launch, settings: LaunchSettings) -> HostedBot:
             raise  # the arena's own trouble (a full disk): not the bot's fault
         fault = BotFault(SeatStatus.START_FAILED, _one_line(str(error)))  # could not run at all
         return HostedBot(launch.reference, None, level.value, start_fault=fault, unstartable=True)
+    process.logs_kept = own_dir is None  # a temporary folder goes with the bot
     stderr = None if own_dir else str(process.stderr_path)
     return HostedBot(
         launch.reference,

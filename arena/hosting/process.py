@@ -123,6 +123,9 @@ class BotProcess:
         self._socket_path = home.socket
         self._popen = popen
         self._logs = logs
+        #: Whether the logs outlive the bot (False: a temporary run folder, removed with
+        #: it), so a failure names the log's path only where the user can open it.
+        self.logs_kept = True
         marker = f"{ADDRESS_ENV}={self.address}".encode()
         self._cleanup = _Cleanup(ProcessTree(popen, marker), home, logs)
         self._finalizer = weakref.finalize(self, self._cleanup.run, 0.0)
@@ -305,7 +308,12 @@ class BotProcess:
     def _failure(self, what: str) -> str:
         tail = self.stderr_tail()
         shown = "\n".join(f"    {line}" for line in tail.splitlines()) if tail else "    (nothing)"
-        return f"bot {self.command.name!r} ({self.command.source}) {what}; last lines of {self.stderr_path}:\n{shown}"
+        where = (
+            str(self.stderr_path)
+            if self.logs_kept
+            else "its stderr (not kept: give a folder for replays and logs, e.g. --replays DIR)"
+        )
+        return f"bot {self.command.name!r} ({self.command.source}) {what}; last lines of {where}:\n{shown}"
 
 
 @dataclass
