@@ -91,8 +91,12 @@ class HostedBot:
 
     @property
     def name(self) -> str:
+        """The name the bot gave in its handshake; before one, its manifest's name (or
+        what the user named it by)."""
         info = getattr(self.connection, "info", None)
-        return info.name if info is not None and info.name else self.reference
+        if info is not None and info.name:
+            return str(info.name)
+        return self.manifest_name or self.reference
 
     def close(self) -> None:
         if self.connection is not None:
