@@ -179,6 +179,20 @@ class _Vetted:
     data: dict[str, Any]
 
 
+def _nested_hint(root: Path) -> str:
+    """When the archive holds one folder with the manifest inside (a folder packed
+    instead of its contents), say so."""
+    entries = list(root.iterdir())
+    if len(entries) == 1 and entries[0].is_dir() and not entries[0].is_symlink():
+        inner = entries[0] / MANIFEST
+        if inner.is_file() and not inner.is_symlink():
+            return (
+                f": it is in the folder {entries[0].name}/; pack that folder's contents, not "
+                f"the folder (arena submit {entries[0].name} does)"
+            )
+    return ""
+
+
 def _vet(root: Path, before: _Vetted | None = None) -> _Vetted:
     """Read and vet the manifest at ``root``'s top (Rejected with the reason); with
     ``before``, the same manifest after the build: refused if any field changed."""
@@ -186,7 +200,7 @@ def _vet(root: Path, before: _Vetted | None = None) -> _Vetted:
     if not manifest.is_file() or manifest.is_symlink():
         if before is not None:
             raise Rejected(f"the build removed {MANIFEST} or made it a link")
-        raise Rejected(f"no {MANIFEST} at the archive's root")
+        raise Rejected(f"no {MANIFEST} at the archive's root{_nested_hint(root)}")
     resolved = root.resolve()
     try:
         document = read_manifest_document(manifest)

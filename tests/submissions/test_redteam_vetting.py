@@ -438,6 +438,14 @@ def test_no_manifest_or_a_manifest_that_is_a_link(author: Path, check: FakeCheck
     _rejected(author, linked, "no bot.toml at the archive's root")
 
 
+def test_a_folder_packed_whole_gets_a_hint(author: Path, check: FakeCheck) -> None:
+    nested = tar_gz({"mybot/bot.toml": GOOD, "mybot/run.sh": "x"})
+    reason = _rejected(
+        author, nested, "no bot.toml at the archive's root: it is in the folder mybot/"
+    )
+    assert "arena submit mybot" in reason
+
+
 @pytest.mark.parametrize(
     ("command", "reason"),
     [
