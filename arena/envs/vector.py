@@ -124,19 +124,24 @@ class GinRummyVectorEnv(VectorEnv[npt.NDArray[np.float32], npt.NDArray[np.int64]
         if not self._started:
             raise gymnasium.error.ResetNeeded("call reset() before step()")
         n = self.num_envs
-        rewards = np.zeros(n, dtype=np.float64)
-        terminated = np.zeros(n, dtype=bool)
         assert self._seed is not None
         ids = np.asarray(actions).tolist()  # Python ints, once
-        for i, (solo, action) in enumerate(zip(self.solos, ids, strict=True)):
-            if self._autoreset[i]:
+        if len(ids) != n:
+            raise ValueError(f"step takes {n} actions, one per game, got {len(ids)}")
+        rewards = [0.0] * n  # Python lists, each turned into an array once
+        ended = [False] * n
+        for i, (solo, action, restart) in enumerate(
+            zip(self.solos, ids, self._autoreset.tolist(), strict=True)
+        ):
+            if restart:
                 solo.reset(solo.match_seed + n)
                 continue
             rewards[i] = solo.step(int(action))
-            terminated[i] = solo.core.is_over()
+            ended[i] = solo.core.is_over()
+        terminated = np.array(ended, dtype=bool)
         self._autoreset = terminated.copy()
         obs, infos = self._batch()
-        return obs, rewards, terminated, np.zeros(n, dtype=bool), infos
+        return obs, np.array(rewards), terminated, np.zeros(n, dtype=bool), infos
 
     def action_masks(self) -> npt.NDArray[np.bool_]:
         """The legal ids of every game, (num_envs, actions) booleans."""
