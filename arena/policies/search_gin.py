@@ -142,7 +142,7 @@ class SearchParams:
     ``candidates``: discards searched (the best by deadwood left)."""
 
     playouts: int = 480
-    max_ms: float = 400.0
+    max_ms: float = 300.0
     candidates: int = 2
 
     def __post_init__(self) -> None:
