@@ -81,7 +81,7 @@ def vector(num_envs: int) -> Runner:
 
 def rlcard_runner() -> Runner | None:
     try:
-        import rlcard  # type: ignore[import-untyped]  # (ships no type information)
+        import rlcard
     except ImportError:
         return None
     env = rlcard.make("gin-rummy", config={"seed": 1})
@@ -100,7 +100,7 @@ def rlcard_runner() -> Runner | None:
 
 def openspiel_runner() -> Runner | None:
     try:
-        import pyspiel  # type: ignore[import-not-found]  # (a compiled module, no stubs)
+        import pyspiel
     except ImportError:
         return None
     game = pyspiel.load_game("gin_rummy")

@@ -162,7 +162,7 @@ def test_bad_configuration_refused_before_reset(make: Any, message: str) -> None
 
 
 def test_stepping_a_finished_episode_raises() -> None:
-    env = gymnasium.make("arena/GinRummy-v0", opponent="random", hands_only=True).unwrapped
+    env: Any = gymnasium.make("arena/GinRummy-v0", opponent="random", hands_only=True).unwrapped
     env.reset(seed=4)
     rng = random.Random(0)
     terminated = False
@@ -175,7 +175,7 @@ def test_stepping_a_finished_episode_raises() -> None:
 
 
 def test_action_space_sample_is_legal() -> None:
-    env = gymnasium.make("arena/Rummy-v0", num_players=3).unwrapped
+    env: Any = gymnasium.make("arena/Rummy-v0", num_players=3).unwrapped
     env.reset(seed=1)
     for _ in range(50):
         action = env.action_space.sample()
