@@ -14,7 +14,7 @@ COMPILED := build/compiled/MODULES
 # run in processes of their own, on the pure package), so the first pass covers it.
 COMPILED_LAYERS := tests/cards tests/gin_rummy tests/rummy tests/protocol tests/policies \
   tests/test_openspiel_differential.py tests/referee/test_match_loop.py \
-  tests/referee/test_information_hiding.py tests/referee/test_end_to_end.py
+  tests/referee/test_information_hiding.py tests/referee/test_end_to_end.py tests/envs
 
 .PHONY: run test test-fast check bench lint install clean proto compiled go-bot cpp-bot mutate
 
@@ -134,7 +134,7 @@ bench: $(STAMP) $(REFERENCE_STAMP)
 	$(BIN)/python benchmarks/bench_web.py
 	$(BIN)/python benchmarks/bench_upload_memory.py
 
-LINTED := arena tests benchmarks tools
+LINTED := arena tests benchmarks tools examples
 
 lint: $(STAMP)
 	$(BIN)/ruff check $(LINTED)

@@ -77,9 +77,7 @@ def test_a_registered_bot_of_another_game_is_refused_by_create_and_add(
     path = config(tmp_path, '[[bots]]\nname = "greedy"\n')
     db = tmp_path / "b.sqlite"
     assert arena(capsys, "ladder", "create", str(path), "--db", str(db))[0] == 0
-    status, _, err = arena(
-        capsys, "ladder", "add", str(db), "rummy-bot", "--bot", "greedy-rummy"
-    )
+    status, _, err = arena(capsys, "ladder", "add", str(db), "rummy-bot", "--bot", "greedy-rummy")
     assert status == 2 and "does not play gin-rummy/standard" in err
     status, _, err = arena(capsys, "ladder", "add", str(db), "gredy")
     assert status == 2 and "(did you mean 'greedy'?)" in err

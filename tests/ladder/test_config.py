@@ -276,9 +276,7 @@ def test_commands_name_an_unknown_bot(tmp_path: Path) -> None:
     for command in (("disable", db, "nobody"), ("history", db, "nobody")):
         line = one_line_error(arena("ladder", *command))
         assert "'nobody'" in line and "greedy, random" in line
-    assert "no-such-bot" in one_line_error(
-        arena("ladder", "add", db, "x", "--bot", "no-such-bot")
-    )
+    assert "no-such-bot" in one_line_error(arena("ladder", "add", db, "x", "--bot", "no-such-bot"))
     assert "already has a bot 'greedy'" in one_line_error(arena("ladder", "add", db, "greedy"))
 
 
