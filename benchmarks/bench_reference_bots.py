@@ -425,7 +425,7 @@ _MELDS_BY_ID: dict[int, Meld] = {}
 def _meld_of(meld_id: int) -> Meld:
     meld = _MELDS_BY_ID.get(meld_id)
     if meld is None:
-        import pyspiel  # type: ignore[import-not-found]
+        import pyspiel
 
         utils = pyspiel.gin_rummy.GinRummyUtils(13, 4, 10)
         cards = CardSet.of(Card(from_openspiel(card)) for card in utils.int_to_meld[meld_id])

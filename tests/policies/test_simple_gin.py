@@ -4,6 +4,7 @@ hand-built positions (dealt by the engine, so the legal actions are the referee'
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import pytest
 
@@ -14,6 +15,7 @@ from arena.games.gin_rummy import (
     DRAW_STOCK,
     PASS,
     STANDARD,
+    Action,
     Discard,
     GinGame,
     GinHand,
@@ -203,7 +205,9 @@ def test_a_draw_and_discard_pair_is_not_repeated_within_a_hand() -> None:
 @pytest.mark.parametrize("seed", range(6))
 def test_plays_only_legal_actions_in_whole_games(seed: int) -> None:
     game = GinGame(STANDARD, seed, max_deals=200)
-    players = [SimpleGinPolicy(), random_gin] if seed % 2 else [random_gin, SimpleGinPolicy()]
+    players: list[Callable[..., Action]] = (
+        [SimpleGinPolicy(), random_gin] if seed % 2 else [random_gin, SimpleGinPolicy()]
+    )
     rng = random.Random(seed)
     while not game.is_terminal():
         seat = game.current_seat()
