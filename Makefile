@@ -5,6 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 REFERENCE_STAMP := $(VENV)/.reference
+LEARN_STAMP := $(VENV)/.learn
 JS_STAMP := sample_bots/js/node_modules/.package-lock.json
 
 COMPILED := build/compiled/MODULES
@@ -56,14 +57,19 @@ cpp-bot:
 	  $(MAKE) --no-print-directory -C sample_bots/cpp -j2; \
 	else echo "warning: g++ or gRPC's C++ packages not found ($(CPP_KIT_PACKAGES)); the C++ bot will not run"; fi
 
-# OpenSpiel is the reference for the differential test and the benchmark. Where it
-# cannot be installed, those skip and say why; nothing else depends on it.  The learn
-# extra (arena.envs) and RLCard, the reference of its RLCard encoding, come here too.
-$(REFERENCE_STAMP): $(STAMP)
-	$(QUIET_EDITABLE) $(BIN)/python -m pip install --quiet -e '.[reference]' \
-	  || echo "warning: open-spiel could not be installed; the OpenSpiel comparisons will skip"
+# The learning environments' extra (arena.envs: numpy, Gymnasium, PettingZoo): the fast
+# loop runs their tests and mypy reads their types.
+$(LEARN_STAMP): $(STAMP)
 	$(QUIET_EDITABLE) $(BIN)/python -m pip install --quiet -e '.[learn]' \
 	  || echo "warning: the learn extra could not be installed; tests/envs will skip"
+	touch $@
+
+# OpenSpiel is the reference for the differential test and the benchmark. Where it
+# cannot be installed, those skip and say why; nothing else depends on it.  RLCard, the
+# reference of the environments' RLCard encoding, comes here too.
+$(REFERENCE_STAMP): $(LEARN_STAMP)
+	$(QUIET_EDITABLE) $(BIN)/python -m pip install --quiet -e '.[reference]' \
+	  || echo "warning: open-spiel could not be installed; the OpenSpiel comparisons will skip"
 	$(QUIET_EDITABLE) $(BIN)/python -m pip install --quiet -e '.[learn-reference]' \
 	  || echo "warning: rlcard could not be installed; the RLCard comparisons will skip"
 	touch $@
@@ -95,7 +101,7 @@ test: $(STAMP) $(REFERENCE_STAMP) $(JS_STAMP) go-bot cpp-bot
 # The fast loop: every test that starts no process, server or browser (those are marked
 # slow), spread over the cores; it installs nothing beyond the venv (no OpenSpiel, npm,
 # Go or C++).  A test it runs that starts a process fails (tests/conftest.py).
-test-fast: $(STAMP)
+test-fast: $(LEARN_STAMP)
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) -m "not slow" -p no:cacheprovider
 
 # Before a commit: the linters and the fast loop.
@@ -136,7 +142,7 @@ bench: $(STAMP) $(REFERENCE_STAMP)
 
 LINTED := arena tests benchmarks tools examples
 
-lint: $(STAMP)
+lint: $(LEARN_STAMP)
 	$(BIN)/ruff check $(LINTED)
 	$(BIN)/ruff format --check $(LINTED)
 	$(BIN)/mypy arena
