@@ -78,3 +78,21 @@ def test_a_gin_sdk_bot_imports_only_what_it_plays() -> None:
         if any(name == h or name.startswith(h + ".") for h in NOT_FOR_A_GIN_BOT)
     )
     assert crept_in == [], f"a Gin bot imports {crept_in}"
+
+
+@pytest.mark.slow
+def test_serving_a_builtin_gin_bot_loads_no_plugin_manager_or_other_game() -> None:
+    loaded = loaded_after(
+        "import arena.plugins.serve_bot\nfrom arena.bots import builtin_bot\nbuiltin_bot('greedy')"
+    )
+    assert "arena.bots.builtin" in loaded  # the check can see what it looks for
+    for heavy in ("pluggy", "arena.plugins.manager", "arena.games.rummy", "arena.bots.reference"):
+        assert heavy not in loaded, f"serving greedy imports {heavy}"
+
+
+def test_every_builtin_home_holds_the_bot_of_that_name() -> None:
+    from arena.bots import BUILTIN_BOTS, HOMES, builtin_bot
+
+    assert set(BUILTIN_BOTS) == set(HOMES)
+    for name in HOMES:
+        assert builtin_bot(name).name == name

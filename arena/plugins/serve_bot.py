@@ -11,8 +11,8 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from arena.bots import HOMES, builtin_bot
 from arena.hosting.manifest import bot_python
-from arena.plugins.manager import PluginError, UnknownBotError, load_plugins
 from arena.sdk import serve
 
 __all__ = ["command_for", "main"]
@@ -35,6 +35,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--no-plugin-autoload", action="store_true")
     parser.add_argument("--address")
     args = parser.parse_args(argv)
+    if args.name in HOMES:
+        # A built-in name: the referee's plugin set refused any plugin bot that took it,
+        # so the plugins need not be loaded (nor the other bots and games imported).
+        serve(builtin_bot(args.name)(), address=args.address, argv=[])
+        return
+    from arena.plugins.manager import PluginError, UnknownBotError, load_plugins
+
     plugins = load_plugins(args.plugin, autoload=not args.no_plugin_autoload)
     try:
         registration = plugins.bot(args.name)
