@@ -25,6 +25,7 @@ from arena.hosting.allowlist import python_import_roots
 from arena.hosting.connection import BotConnection, GrpcConnection, InProcessConnection
 from arena.hosting.errors import HostingError, UnknownBotError
 from arena.hosting.faults import BotFault, SeatStatus
+from arena.hosting.in_process import load_manifest_bot
 from arena.hosting.limits import Limits
 from arena.hosting.logs import DEFAULT_LOG_CAP
 from arena.hosting.lookup import is_address
@@ -206,6 +207,13 @@ def _plan(
     elif reference.endswith(".toml") or Path(reference).is_file():
         command = load_manifest(Path(reference))
         manifest = True
+        if settings.in_process:  # the user's own bot, to debug in the referee's process
+            bot = HostedBot(reference, None, "in-process", manifest_name=command.name)
+            try:
+                bot.connection = InProcessConnection(load_manifest_bot(command, Path(reference)))
+            except BotFault as fault:
+                bot.start_fault = fault
+            return bot
     else:
         known = ", ".join(sorted(python_bots)) or "none"
         raise UnknownBotError(
