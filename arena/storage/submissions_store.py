@@ -36,6 +36,7 @@ __all__ = [
     "SubmissionStatus",
     "SubmissionStore",
     "hash_token",
+    "new_token",
     "submitted_bot_names",
     "submitted_versions",
     "tree_bytes",
@@ -46,6 +47,15 @@ _AUTHOR_NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def new_token() -> str:
+    """A fresh author token: 43 URL-safe characters, never starting with ``-`` (a command
+    line would read ``--token -x...`` as an option with its value missing)."""
+    while True:
+        token = secrets.token_urlsafe(32)
+        if not token.startswith("-"):
+            return token
 
 
 def hash_token(token: str) -> str:
@@ -181,7 +191,7 @@ class SubmissionStore:
             raise StorageError(
                 f"author name must be 1-64 letters, digits, '.', '_' or '-', got {name!r}"
             )
-        token = secrets.token_urlsafe(32)
+        token = new_token()
         with self.ladder.transaction():
             if self.db.execute("SELECT 1 FROM authors WHERE name = ?", (name,)).fetchone():
                 raise StorageError(f"{self.ladder.path}: there is already an author {name!r}")
@@ -221,7 +231,7 @@ class SubmissionStore:
     def rotate(self, name: str) -> str:
         """A new token for the author; the old one stops working and every session
         opened with it ends, in one transaction.  Returns the token (shown once)."""
-        token = secrets.token_urlsafe(32)
+        token = new_token()
         with self.ladder.transaction():
             changed = self.db.execute(
                 "UPDATE authors SET token_sha256 = ? WHERE name = ? AND revoked IS NULL",

@@ -172,3 +172,12 @@ def test_a_check_cut_short_by_a_stopped_server_is_rejected_at_start(
         store.close()
     assert submission is not None and submission.status == "rejected"
     assert submission.reason == "the server stopped during the check: submit it again"
+
+
+def test_a_token_never_starts_with_a_dash(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``arena submit URL BOT --token -x...`` would read the token as an option."""
+    from arena.storage import submissions_store
+
+    drawn = iter(["-starts-with-a-dash", "--two", "fine-token"])
+    monkeypatch.setattr(submissions_store.secrets, "token_urlsafe", lambda _: next(drawn))
+    assert submissions_store.new_token() == "fine-token"
