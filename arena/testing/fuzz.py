@@ -183,6 +183,7 @@ class FuzzBot:
         self.address = f"unix:{self._folder / 'bot.sock'}"
         self.script: list[Recipe] = []
         self.asked: list[_Asked] = []
+        self._match = 0  # which match's script is loaded (one PlayMatch stream a match)
         self._lock = threading.Lock()
         self._server: Any = None
 
@@ -220,6 +221,7 @@ class FuzzBot:
         with self._lock:
             self.script = list(script)
             self.asked = []
+            self._match += 1
 
     def _handshake(self, request: pb.HandshakeRequest, context: Any) -> pb.HandshakeReply:
         return pb.HandshakeReply(
@@ -227,13 +229,20 @@ class FuzzBot:
         )
 
     def _play(self, requests: Iterator[pb.RefereeMessage], context: Any) -> Iterator[bytes]:
+        with self._lock:
+            match = self._match
         for message in requests:
             if message.WhichOneof("body") != "decision":
                 continue
             with self._lock:
-                recipe = self.script.pop(0) if self.script else Recipe()
-                messages = recipe.messages(message.decision)
-                self.asked.append(_Asked(message.decision, messages, recipe.copies > 0))
+                if match == self._match:
+                    recipe = self.script.pop(0) if self.script else Recipe()
+                    messages = recipe.messages(message.decision)
+                    self.asked.append(_Asked(message.decision, messages, recipe.copies > 0))
+                else:
+                    # A request of an earlier match read late (a queued extra message had
+                    # answered it): it must not take the next match's first recipe.
+                    messages = Recipe().messages(message.decision)
             yield from messages
 
 
