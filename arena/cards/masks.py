@@ -11,9 +11,38 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Final, TypeVar
 
-__all__ = ["SUIT_BITS", "SuitTable", "bits", "of_mask", "suit_table"]
+__all__ = [
+    "ALL_BITS",
+    "NEXT_TO",
+    "RANK_BITS",
+    "RELATED",
+    "SAME_RANK",
+    "SUIT_BITS",
+    "TWO_AWAY",
+    "SuitTable",
+    "bits",
+    "of_mask",
+    "suit_table",
+]
 
 SUIT_BITS: Final = 0x1FFF  # one suit's 13 ranks
+ALL_BITS: Final = (1 << 52) - 1  # the 52 cards of one deck
+
+# Each card's neighbours, by index, as masks (the bots' memory of what a card a player
+# took or threw says about the cards that meld with it): the same rank in the other
+# suits, one rank away in its suit, two ranks away, and the three together.
+RANK_BITS: Final = tuple(sum(1 << (13 * suit + rank) for suit in range(4)) for rank in range(13))
+SAME_RANK: Final = tuple(RANK_BITS[index % 13] & ~(1 << index) for index in range(52))
+
+
+def _steps_away(index: int, steps: tuple[int, ...]) -> int:
+    rank = index % 13
+    return sum(1 << (index + step) for step in steps if 0 <= rank + step < 13)
+
+
+NEXT_TO: Final = tuple(_steps_away(index, (-1, 1)) for index in range(52))
+TWO_AWAY: Final = tuple(_steps_away(index, (-2, 2)) for index in range(52))
+RELATED: Final = tuple(SAME_RANK[i] | NEXT_TO[i] | TWO_AWAY[i] for i in range(52))
 
 T = TypeVar("T")
 

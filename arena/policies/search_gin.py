@@ -71,6 +71,16 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from arena.cards import Card, CardSet, Meld, MeldKind, best_arrangement, deadwood_of_mask
+from arena.cards.masks import (
+    ALL_BITS,
+    NEXT_TO,
+    RANK_BITS,
+    RELATED,
+    SAME_RANK,
+    SUIT_BITS,
+    TWO_AWAY,
+    bits,
+)
 from arena.games.gin_rummy import (
     DRAW_DISCARD,
     DRAW_STOCK,
@@ -95,27 +105,9 @@ __all__ = [
     "unseen_mask",
 ]
 
-_FULL: Final = (1 << 52) - 1
-_SUIT: Final = 0x1FFF
 _VALUE: Final = tuple(min(10, i % 13 + 1) for i in range(52))
 _CARDS: Final = tuple(Card(i) for i in range(52))
 
-
-def _same_rank(index: int) -> int:
-    rank = index % 13
-    return sum(1 << (13 * s + rank) for s in range(4)) & ~(1 << index)
-
-
-def _near(index: int, steps: tuple[int, ...]) -> int:
-    rank = index % 13
-    return sum(1 << (index + d) for d in steps if 0 <= rank + d < 13)
-
-
-_SAME_RANK: Final = tuple(_same_rank(i) for i in range(52))
-_NEXT_TO: Final = tuple(_near(i, (-1, 1)) for i in range(52))
-_TWO_AWAY: Final = tuple(_near(i, (-2, 2)) for i in range(52))
-_RELATED: Final = tuple(_SAME_RANK[i] | _NEXT_TO[i] | _TWO_AWAY[i] for i in range(52))
-_RANK_BITS: Final = tuple(sum(1 << (13 * s + r) for s in range(4)) for r in range(13))
 
 # The valid range of each budget knob, for the error that refuses a bad one.
 PARAM_RANGES: Final[dict[str, tuple[float, float]]] = {
@@ -123,15 +115,6 @@ PARAM_RANGES: Final[dict[str, tuple[float, float]]] = {
     "max_ms": (1, 60_000),
     "candidates": (1, 11),
 }
-
-
-def _indices(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,16 +201,16 @@ class HandMemory:
     def weights(self, unseen: int) -> dict[int, float]:
         """A weight per unseen card: how likely it is in the opponent's hand rather
         than in the stock, relative to the others (1.0: no evidence)."""
-        weights = dict.fromkeys(_indices(unseen), 1.0)
-        for index in _indices(self.discarded | self.refused):
-            for other in _indices(_SAME_RANK[index] & unseen):
+        weights = dict.fromkeys(bits(unseen), 1.0)
+        for index in bits(self.discarded | self.refused):
+            for other in bits(SAME_RANK[index] & unseen):
                 weights[other] *= 0.6
-            for other in _indices(_NEXT_TO[index] & unseen):
+            for other in bits(NEXT_TO[index] & unseen):
                 weights[other] *= 0.7
-            for other in _indices(_TWO_AWAY[index] & unseen):
+            for other in bits(TWO_AWAY[index] & unseen):
                 weights[other] *= 0.85
-        for index in _indices(self.took):
-            for other in _indices(_RELATED[index] & unseen):
+        for index in bits(self.took):
+            for other in bits(RELATED[index] & unseen):
                 weights[other] *= 2.0
         return weights
 
@@ -238,7 +221,7 @@ def unseen_mask(observation: GinObservation) -> int:
     pile = 0
     for card in observation.discard_pile:
         pile |= 1 << card.index
-    return _FULL & ~observation.hand.mask & ~pile & ~observation.opponent_known.mask
+    return ALL_BITS & ~observation.hand.mask & ~pile & ~observation.opponent_known.mask
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,7 +240,7 @@ def sample_world(
     unseen = unseen_mask(observation)
     known = observation.opponent_known.mask
     hidden = observation.opponent_hand_size - known.bit_count()
-    pool = _indices(unseen)
+    pool = list(bits(unseen))
     chosen = 0
     if hidden > 0:
         ws = [weights.get(i, 1.0) for i in pool]
@@ -290,13 +273,13 @@ def _extensions(is_set: bool, meld: int, hand: int) -> list[int]:
     as ``arena.cards.melds`` allows: a set's fourth card; a run's chain at each end."""
     if is_set:
         rank = (meld & -meld).bit_length() - 1
-        missing = _RANK_BITS[rank % 13] & ~meld & hand
+        missing = RANK_BITS[rank % 13] & ~meld & hand
         return [0, missing] if missing else [0]
     low_index = (meld & -meld).bit_length() - 1
     suit = low_index // 13
     shift = 13 * suit
-    held = hand >> shift & _SUIT
-    run = meld >> shift & _SUIT
+    held = hand >> shift & SUIT_BITS
+    run = meld >> shift & SUIT_BITS
     below = [0]
     bit = run & -run
     while bit > 1 and held & (bit >> 1):
@@ -367,7 +350,7 @@ def _all_melds(mask: int) -> list[tuple[bool, int]]:
     """Every meld within ``mask``: sets of 3 and 4 of a rank, runs of 3 or more."""
     melds: list[tuple[bool, int]] = []
     for rank in range(13):
-        held = _RANK_BITS[rank] & mask
+        held = RANK_BITS[rank] & mask
         if held.bit_count() >= 3:
             melds.append((True, held))
             if held.bit_count() == 4:
@@ -377,7 +360,7 @@ def _all_melds(mask: int) -> list[tuple[bool, int]]:
                     melds.append((True, held ^ low))
                     rest ^= low
     for suit in range(4):
-        cards = mask >> 13 * suit & _SUIT
+        cards = mask >> 13 * suit & SUIT_BITS
         for start in range(11):
             length = 0
             while start + length < 13 and cards >> (start + length) & 1:
@@ -391,8 +374,8 @@ def arrangements(hand: int, limit: int = 24) -> list[list[tuple[bool, int]]]:
     """Up to ``limit`` ways to meld ``hand`` (a mask) with its least deadwood, each a
     list of (is a set, mask): the knocker's choices of what to lay down."""
     melds = _all_melds(hand)
-    values = [sum(_VALUE[i] for i in _indices(meld)) for _, meld in melds]
-    needed = sum(_VALUE[i] for i in _indices(hand)) - deadwood_of_mask(hand)
+    values = [sum(_VALUE[i] for i in bits(meld)) for _, meld in melds]
+    needed = sum(_VALUE[i] for i in bits(hand)) - deadwood_of_mask(hand)
     found: list[list[tuple[bool, int]]] = []
     chosen: list[tuple[bool, int]] = []
 
@@ -515,7 +498,7 @@ class _Prior:
         hidden = max(0, observation.opponent_hand_size - known.bit_count())
         total = sum(weights.values())
         p_opp = [0.0] * 52
-        for index in _indices(known):
+        for index in bits(known):
             p_opp[index] = 1.0
         draws: list[tuple[int, int, float]] = []
         if total > 0:
@@ -560,7 +543,7 @@ class _Prior:
         drop_one = min(deadwood(hand ^ bit) for bit in bits)
         total = 0.0
         for bit, index, p in self.draws:
-            if _RELATED[index] & hand:
+            if RELATED[index] & hand:
                 grown = hand | bit
                 best = base
                 for b in bits:
@@ -759,7 +742,7 @@ class SearchPolicy:
         hand = observation.hand.mask
         top = observation.discard_pile[-1]
         grown = hand | top.mask
-        best = min((prior.discard_score(grown, index), index) for index in _indices(hand))
+        best = min((prior.discard_score(grown, index), index) for index in bits(hand))
         after = prior.future(grown & ~(1 << best[1]))
         if observation.phase is Phase.FIRST_UPCARD and observation.seat == observation.dealer:
             blind = prior.future(hand)  # passing gives up this draw altogether

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from arena.cards import deadwood_of_mask
+from arena.cards.masks import ALL_BITS, NEXT_TO, RELATED, SAME_RANK, SUIT_BITS, TWO_AWAY, bits
 from arena.games.rummy import (
     DRAW_DISCARD,
     DRAW_STOCK,
@@ -54,34 +55,7 @@ from arena.games.rummy.cards import RummyCard
 
 __all__ = ["StrongRummyPolicy", "hand_value", "table_openings"]
 
-_NATURALS: Final = (1 << 52) - 1
 _VALUE: Final = tuple(min(10, i % 13 + 1) for i in range(52))
-_SUIT: Final = 0x1FFF
-
-
-def _same_rank(index: int) -> int:
-    rank = index % 13
-    return sum(1 << (13 * s + rank) for s in range(4)) & ~(1 << index)
-
-
-def _near(index: int, steps: tuple[int, ...]) -> int:
-    rank = index % 13
-    return sum(1 << (index + d) for d in steps if 0 <= rank + d < 13)
-
-
-_SAME_RANK: Final = tuple(_same_rank(i) for i in range(52))
-_NEXT_TO: Final = tuple(_near(i, (-1, 1)) for i in range(52))
-_TWO_AWAY: Final = tuple(_near(i, (-2, 2)) for i in range(52))
-_RELATED: Final = tuple(_SAME_RANK[i] | _NEXT_TO[i] | _TWO_AWAY[i] for i in range(52))
-
-
-def _indices(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +94,7 @@ def layoff_mask(hand: int, sets: int, runs: Sequence[_Runs], ace_high: bool) -> 
     out = hand & sets
     top = 13 if ace_high else 12
     for run in runs:
-        suit_cards = hand >> (13 * run.suit) & _SUIT
+        suit_cards = hand >> (13 * run.suit) & SUIT_BITS
         lo, hi = run.lo, run.hi
         while lo > 0 and suit_cards >> (lo - 1) & 1:
             lo -= 1
@@ -245,7 +219,7 @@ class _View:
                     seen |= 1 << card.index
                     if seat == nxt:
                         took |= 1 << card.index
-        self.unseen = _NATURALS & ~seen
+        self.unseen = ALL_BITS & ~seen
         self.next_took = took
         self.danger_known = memory.discarded | memory.refused
         # How close the others are to going out: 1.0 when one holds a card or two.
@@ -265,14 +239,14 @@ class _View:
     def future(self, hand: int) -> float:
         """Expected hand value after one blind draw and the best discard."""
         base = self.value(hand)
-        drop = min((self.value(hand & ~(1 << i)) for i in _indices(hand)), default=0)
+        drop = min((self.value(hand & ~(1 << i)) for i in bits(hand)), default=0)
         total = 0.0
         count = 0
-        for index in _indices(self.unseen & ~hand):
+        for index in bits(self.unseen & ~hand):
             count += 1
-            if _RELATED[index] & hand or self.playable >> index & 1:
+            if RELATED[index] & hand or self.playable >> index & 1:
                 grown = hand | 1 << index
-                best = min(self.value(grown & ~(1 << i)) for i in _indices(grown))
+                best = min(self.value(grown & ~(1 << i)) for i in bits(grown))
             else:
                 best = min(base, drop + _VALUE[index])
             total += best
@@ -284,13 +258,13 @@ class _View:
         if self.playable >> index & 1:
             charge += 6.0
         took = self.next_took
-        if took & _SAME_RANK[index]:
+        if took & SAME_RANK[index]:
             charge += 4.0
-        if took & _NEXT_TO[index]:
+        if took & NEXT_TO[index]:
             charge += 3.0
-        elif took & _TWO_AWAY[index]:
+        elif took & TWO_AWAY[index]:
             charge += 1.5
-        if self.danger_known & (_SAME_RANK[index] | _NEXT_TO[index]):
+        if self.danger_known & (SAME_RANK[index] | NEXT_TO[index]):
             charge -= 1.0
         return max(0.0, charge)
 
@@ -352,9 +326,7 @@ class StrongRummyPolicy:
         """Whether the hand can be emptied this turn: every card but one melds or
         lays off (wild cards aside)."""
         hand = view.hand
-        return (
-            any(view.value(hand & ~(1 << i)) == 0 for i in _indices(hand)) or view.value(hand) == 0
-        )
+        return any(view.value(hand & ~(1 << i)) == 0 for i in bits(hand)) or view.value(hand) == 0
 
     # -- draw ----------------------------------------------------------------
 
@@ -371,7 +343,7 @@ class StrongRummyPolicy:
         if hand & bit:
             return DRAW_STOCK  # a twin (two decks): no meld of ours needs it
         grown = hand | bit
-        take = min(view.value(grown & ~(1 << i)) for i in _indices(hand)) if hand else 0
+        take = min(view.value(grown & ~(1 << i)) for i in bits(hand)) if hand else 0
         blind = view.future(hand)
         return DRAW_DISCARD if take < blind - 0.5 else DRAW_STOCK
 
