@@ -80,25 +80,27 @@ def add_sandbox_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_time_control_options(parser: argparse.ArgumentParser) -> None:
+def add_time_control_options(parser: argparse.ArgumentParser, *, whose: str = "") -> None:
+    """``--decision-ms``, ``--bank-ms`` and ``--startup-ms``; ``whose`` starts each help
+    line (``"the bot's "`` where only the bot has a clock)."""
     defaults = TimeControl()
     parser.add_argument(
         "--decision-ms",
         type=int,
         default=defaults.decision_ms,
-        help=f"free time per decision, ms (default {defaults.decision_ms})",
+        help=f"{whose}free time per decision, ms (default {defaults.decision_ms})",
     )
     parser.add_argument(
         "--bank-ms",
         type=int,
         default=defaults.bank_ms,
-        help=f"time bank per game, spent when a decision overruns, ms (default {defaults.bank_ms})",
+        help=f"{whose}time bank per game, spent when a decision overruns, ms (default {defaults.bank_ms})",
     )
     parser.add_argument(
         "--startup-ms",
         type=int,
         default=defaults.startup_ms,
-        help=f"time to start and shake hands, ms (default {defaults.startup_ms})",
+        help=f"{whose}time to start and shake hands, ms (default {defaults.startup_ms})",
     )
 
 

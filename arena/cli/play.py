@@ -19,9 +19,11 @@ from arena.cli.bot_options import (
     add_manifest_option,
     add_plugin_options,
     add_sandbox_option,
+    add_time_control_options,
     host_for_game,
     plugins_from_args,
     resolve_bots,
+    time_control_from_args,
 )
 from arena.cli.human import (
     HumanConnection,
@@ -35,7 +37,7 @@ from arena.plugins import MatchContext
 from arena.privatefiles import private_folder
 from arena.referee.match import MatchConfig, Seat, play_match
 from arena.referee.seeds import seed_or_fresh
-from arena.referee.settings import SettingsError, TimeControl
+from arena.referee.settings import SettingsError
 
 __all__ = ["register"]
 
@@ -75,25 +77,7 @@ def register(commands: Any) -> None:
         help="folder for the replay and the bot's stderr log (default ./replays)",
     )
     add_sandbox_option(parser)
-    defaults = TimeControl()
-    parser.add_argument(
-        "--decision-ms",
-        type=int,
-        default=defaults.decision_ms,
-        help=f"the bot's free time per decision, ms (default {defaults.decision_ms}; you have no clock)",
-    )
-    parser.add_argument(
-        "--bank-ms",
-        type=int,
-        default=defaults.bank_ms,
-        help=f"the bot's time bank per game, ms (default {defaults.bank_ms})",
-    )
-    parser.add_argument(
-        "--startup-ms",
-        type=int,
-        default=defaults.startup_ms,
-        help=f"the bot's start-up time, ms (default {defaults.startup_ms})",
-    )
+    add_time_control_options(parser, whose="the bot's ")  # you have no clock
     add_manifest_option(parser)
     add_plugin_options(parser)
     parser.set_defaults(run=_run)
@@ -103,7 +87,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.games < 1:
         raise SettingsError(f"--games must be at least 1, got {args.games}")
     seed = seed_or_fresh(args.seed)
-    bot_clock = TimeControl(args.startup_ms, args.decision_ms, args.bank_ms)
+    bot_clock = time_control_from_args(args)
     plugins = plugins_from_args(args)
     spec = plugins.game(f"gin-rummy/{args.rules}")
     (reference,) = resolve_bots(args, plugins, [args.bot])
