@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flavour import flavour
+from tables import print_table  # benchmarks/tables.py: scripts run from their folder
 
 from arena.cards.card import Card, CardSet
 from arena.cards.melds import deadwood_of_mask, min_deadwood
@@ -217,11 +218,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         ),
     ]
     header = ("measurement", "ours", "OpenSpiel", "ours/OpenSpiel")
-    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(4)]
-    print("| " + " | ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)) + " |")
-    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
-    for row in rows:
-        print("| " + " | ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) + " |")
+    print_table(header, rows)
     print()
     print("ours/OpenSpiel: for hands/s above 1 means ours is faster; for us/call below 1 does.")
     print(f"measured in {total:.1f} s")

@@ -48,6 +48,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tables import print_table  # benchmarks/tables.py: scripts run from their folder
+
 from arena.cards import Card, CardSet, Meld, best_arrangement, shuffled_deck
 from arena.games.gin_rummy import (
     CLASSIC,
@@ -134,6 +136,18 @@ def play_gin_game(
     names[seat] = bot
     policies = [_gin_policy(name, rules, params) for name in names]
     rngs = [random.Random(f"{seed}:{name}") for name in names]
+    return _play_out(game, policies, rngs, seat, tie_score=0.5)
+
+
+def _play_out(
+    game: GinGame | RummyGame,
+    policies: Sequence[Policy],
+    rngs: Sequence[random.Random],
+    seat: int,
+    tie_score: float,
+) -> Tally:
+    """Play ``game`` to its end; what ``seat`` did (its decisions timed), a game nobody
+    won scoring ``tie_score``."""
     tally = Tally(games=1)
     clock = time.perf_counter
     while not game.is_terminal():
@@ -152,7 +166,7 @@ def play_gin_game(
             tally.hands_won += result.winner == seat
     summary = game.summary
     assert summary is not None
-    tally.score = 0.5 if summary.winner is None else float(summary.winner == seat)
+    tally.score = tie_score if summary.winner is None else float(summary.winner == seat)
     return tally
 
 
@@ -475,32 +489,13 @@ def play_rummy_deal(task: tuple[int, int]) -> Tally:
     seed, seats = task
     rules = RUMMY_PRESETS["standard"]
     total = Tally()
-    clock = time.perf_counter
     for me in range(seats):
         game = RummyGame(rules, seed, seats, max_deals=MAX_DEALS)
         policies: list[Policy] = [
             StrongRummyPolicy() if seat == me else greedy_rummy for seat in range(seats)
         ]
         rngs = [random.Random(f"{seed}:{seat}") for seat in range(seats)]
-        tally = Tally(games=1)
-        while not game.is_terminal():
-            actor = game.current_seat()
-            assert actor is not None
-            observation = game.observation(actor)
-            legal = game.legal_actions()
-            start = clock()
-            action = policies[actor](observation, legal, rngs[actor])
-            if actor == me:
-                tally.times.append(clock() - start)
-            game.apply(action, actor)
-        for result in game.results:
-            if result.winner is not None:
-                tally.hands_decided += 1
-                tally.hands_won += result.winner == me
-        summary = game.summary
-        assert summary is not None
-        tally.score = float(summary.winner == me)
-        total.add(tally)
+        total.add(_play_out(game, policies, rngs, me, tie_score=0.0))
     return total
 
 
@@ -562,14 +557,6 @@ def _row(bot: str, opponent: str, preset: str, tally: Tally, paired: bool) -> li
 def _progress(row: Sequence[str], seconds: float) -> None:
     """A row as soon as it is measured (on stderr: the table comes at the end)."""
     print(f"  ... {' | '.join(row)} ({seconds:.0f} s)", file=sys.stderr, flush=True)
-
-
-def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
-    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
-    print("| " + " | ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)) + " |")
-    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
-    for row in rows:
-        print("| " + " | ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) + " |")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -640,7 +627,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             rows.append(_row("strong-rummy", label, f"rummy {seats} seats", tally, paired=False))
             notes.append(f"Rummy {seats} seats: the fair share is {100 / seats:.1f}%.")
             _progress(rows[-1], seconds)
-    _table(
+    print_table(
         (
             "bot",
             "opponent",

@@ -39,6 +39,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tables import print_table  # benchmarks/tables.py: scripts run from their folder
+
 from arena.games.gin_rummy import STANDARD, Action, GinGame, GinObservation
 from arena.policies import SimpleGinPolicy, greedy_gin
 from arena.stats import elo_estimate, pentanomial, score_interval
@@ -175,14 +177,6 @@ def _elo(value: float) -> str:
     return "n/a" if math.isnan(value) else f"{value:+.0f}"
 
 
-def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
-    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
-    print("| " + " | ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)) + " |")
-    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
-    for row in rows:
-        print("| " + " | ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) + " |")
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument(
@@ -253,7 +247,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     f"{tally.max_seconds * 1000:.1f}",
                 )
             )
-    _table(
+    print_table(
         (
             "opponent",
             "pairs",
@@ -269,7 +263,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         summary_rows,
     )
     print()
-    _table(
+    print_table(
         (
             "match",
             "bot",
