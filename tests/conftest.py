@@ -4,6 +4,7 @@ pure modules again would prove nothing."""
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.machinery
 import os
@@ -54,18 +55,14 @@ class _StartsProcesses(Exception):
     pass
 
 
-_PREWARMED: list[bool] = []
-
-
+@functools.cache
 def _prewarm() -> None:
     """What this process caches once, whichever test asks first: the host's sandbox
     probe runs bwrap the first time.  Done before any test, so that whether a test
     starts a process does not depend on the order the tests ran in."""
-    if not _PREWARMED:
-        from arena.hosting.host import probe_host
+    from arena.hosting.host import probe_host
 
-        probe_host()
-        _PREWARMED.append(True)
+    probe_host()
 
 
 def _refuse_processes(item: pytest.Item) -> Any:

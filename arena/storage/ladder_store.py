@@ -150,12 +150,7 @@ class FinishedMatch:
     fault_reasons: tuple[SeatFault, ...]
 
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["seats"], data["wins"] = list(self.seats), list(self.wins)
-        data["points"], data["faults"] = list(self.points), list(self.faults)
-        data["sandbox"] = list(self.sandbox)
-        data["fault_reasons"] = [asdict(fault) for fault in self.fault_reasons]
-        return data
+        return asdict(self)  # tuples go out as JSON arrays, the faults as objects
 
 
 @dataclass(frozen=True)
@@ -170,7 +165,7 @@ class UnplayedMatch:
     reason: str
 
     def to_json(self) -> dict[str, Any]:
-        return {**asdict(self), "seats": list(self.seats), "status": self.status.value}
+        return asdict(self)  # the status is a StrEnum: its text in JSON
 
 
 @dataclass(frozen=True)
