@@ -30,6 +30,7 @@ from arena.cards import (
     deadwood_of_mask,
     knock_discards,
 )
+from arena.cards.masks import ALL_BITS, SUIT_BITS
 from arena.games.gin_rummy.actions import (
     DRAW_DISCARD,
     DRAW_STOCK,
@@ -89,8 +90,6 @@ __all__ = [
     "view_planes",
 ]
 
-ALL_MASK: Final = (1 << 52) - 1
-
 # -- the arena id space ----------------------------------------------------------------
 DRAW_STOCK_ID: Final = 0
 DRAW_DISCARD_ID: Final = 1
@@ -135,8 +134,6 @@ RL_DISCARD_BASE: Final = 6
 RL_KNOCK_BASE: Final = 58
 RLCARD_ACTIONS: Final = 110
 
-_SUIT: Final = 0x1FFF
-
 
 def rlcard_card(index: int) -> int:
     """Our card index (suits C D H S) -> RLCard's card id (suits S H D C, same ranks)."""
@@ -146,10 +143,10 @@ def rlcard_card(index: int) -> int:
 def rlcard_mask(mask: int) -> int:
     """A 52-bit card mask in RLCard's card order (its suits reversed)."""
     return (
-        (mask & _SUIT) << 39
-        | (mask >> 13 & _SUIT) << 26
-        | (mask >> 26 & _SUIT) << 13
-        | (mask >> 39 & _SUIT)
+        (mask & SUIT_BITS) << 39
+        | (mask >> 13 & SUIT_BITS) << 26
+        | (mask >> 26 & SUIT_BITS) << 13
+        | (mask >> 39 & SUIT_BITS)
     )
 
 
@@ -178,7 +175,7 @@ def view_planes(view: VisibleState, refused: int, discarded: int) -> tuple[int, 
     hand = view.hand
     known = view.opponent_known
     forbidden = view.forbidden_discard
-    unknown = ALL_MASK & ~(hand | pile_mask | known | melds | unmatched)
+    unknown = ALL_BITS & ~(hand | pile_mask | known | melds | unmatched)
     return (
         hand,
         top,
@@ -313,7 +310,7 @@ def rlcard_planes(view: VisibleState) -> tuple[int, int, int, int, int]:
     top = 1 << pile[-1].index if pile else 0
     hand = view.hand
     known = view.opponent_known
-    unknown = ALL_MASK & ~(hand | pile_mask | known)
+    unknown = ALL_BITS & ~(hand | pile_mask | known)
     return (
         rlcard_mask(hand),
         rlcard_mask(top),
