@@ -7,8 +7,8 @@ A bot's processes are found three ways, so that none is left behind:
   called ``setsid()`` while their parent is alive),
 * orphans re-parented to the referee, which is a child subreaper, whose environment
   still carries the bot's unique ``ARENA_BOT_ADDRESS`` (catches double-forked daemons),
-* strays: orphans re-parented to the referee that left its session and are no bot's
-  root, started after the bot (catches a daemon that also emptied its environment;
+* strays: orphans re-parented to the referee that left its session, are no bot's
+  root, carry no other bot's address and started after the bot (catches a daemon that also emptied its environment;
   when several bots run in one referee, the first of them killed takes such strays
   with it, since nothing tells whose they were).
 
@@ -90,12 +90,11 @@ def _scan() -> dict[int, _Stat]:
     return table
 
 
-def _environ_contains(pid: int, needle: bytes) -> bool:
+def _environ(pid: int) -> list[bytes]:
     try:
-        environ = (_PROC / str(pid) / "environ").read_bytes()
+        return (_PROC / str(pid) / "environ").read_bytes().split(b"\0")
     except OSError:
-        return False
-    return needle in environ.split(b"\0")
+        return []
 
 
 def count_user_tasks(uid: int) -> int:
@@ -179,6 +178,7 @@ class ProcessTree:
         self.root = root
         self.session = root.pid  # start_new_session: the root leads its session and group
         self.marker = marker
+        self.marker_key = marker.partition(b"=")[0] + b"="
         self.procs: dict[int, _Proc] = {}
         root_stat = _read_stat(root.pid)
         self.started = root_stat.starttime if root_stat is not None else 0
@@ -228,8 +228,15 @@ class ProcessTree:
         for pid, st in table.items():
             if st.ppid != me or pid in found or pid in _live_roots:
                 continue
-            stray = mine is not None and st.session != mine.session and st.starttime >= self.started
-            if stray or _environ_contains(pid, self.marker):
+            environ = _environ(pid)
+            if self.marker in environ:
+                found.add(pid)
+                continue
+            # Another bot's address marks its process, even one started in the same clock
+            # tick as this bot (start times count ticks of 10 ms).
+            if any(entry.startswith(self.marker_key) for entry in environ):
+                continue
+            if mine is not None and st.session != mine.session and st.starttime >= self.started:
                 found.add(pid)
         children: defaultdict[int, list[int]] = defaultdict(list)
         for pid, st in table.items():

@@ -82,6 +82,28 @@ def test_kill_spares_other_bots(marker: str, run_dir: Path) -> None:
     assert marker_pids(other_marker) == []
 
 
+def test_a_daemon_of_another_bot_started_in_the_same_tick_is_spared(
+    marker: str, run_dir: Path
+) -> None:
+    """Start times count clock ticks of 10 ms, so another bot's orphan can look as young
+    as this bot; its address in its environment still says whose it is."""
+    other_marker = marker.replace("arena-test-", "arena-other-")
+    with BotProcess.start(
+        bot_command("tree.py", "daemon", other_marker), SandboxLevel.NONE, run_dir
+    ) as other:
+        wait_stdout(other, "ready")
+        with BotProcess.start(
+            bot_command("tree.py", "daemon", marker), SandboxLevel.NONE, run_dir
+        ) as bot:
+            wait_stdout(bot, "ready")
+            bot._cleanup._tree.started = 0  # every orphan now looks younger than this bot
+            bot.kill(grace=0.1)
+        assert marker_pids(marker) == []
+        assert len(marker_pids(other_marker)) == 2
+        other.kill(grace=0.1)
+    assert marker_pids(other_marker) == []
+
+
 def test_context_manager_kills_on_exception(marker: str, run_dir: Path) -> None:
     with (
         pytest.raises(RuntimeError),
