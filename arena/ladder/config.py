@@ -15,6 +15,7 @@ from typing import Any
 
 from arena.errors import ArenaError
 from arena.hosting.lookup import is_address
+from arena.ratings import SYSTEM_NAMES, RatingSystemName
 from arena.referee.settings import FaultPolicy, MatchSettings, SettingsError, TimeControl
 from arena.tomlfile import TomlDocument, read_toml
 
@@ -74,6 +75,8 @@ class LadderConfig:
     autoload_plugins: bool = True
     executor: str = "local"  # local: a process pool here; dask: Dask distributed workers
     scheduler: str = ""  # dask: tcp://HOST:PORT ("": a LocalCluster of `concurrency` workers)
+    # [ratings] system: how results move ratings (arena.ratings); `arena ladder rerate` changes it
+    rating_system: RatingSystemName = RatingSystemName.TRUESKILL
 
     @property
     def workers(self) -> int:
@@ -100,6 +103,7 @@ class LadderConfig:
         data["schedule"] = ScheduleKind(data["schedule"])
         data["time_control"] = TimeControl(**data["time_control"])
         data["plugins"] = tuple(data["plugins"])
+        data["rating_system"] = RatingSystemName(data.get("rating_system", "trueskill"))
         return cls(**data)
 
 
@@ -127,6 +131,7 @@ _SECTIONS: dict[str, dict[str, type | tuple[type, ...]]] = {
         "executor": str,
         "scheduler": str,
     },
+    "ratings": {"system": str},
 }
 _BOT_KEYS = {"name": str, "manifest": str, "address": str, "plugin": str}
 
@@ -178,6 +183,7 @@ def load_ladder_config(path: Path) -> LadderConfig:
     match = check.section("match")
     timing = check.section("time_control")
     run = check.section("run")
+    ratings = check.section("ratings")
     for key in ("name", "game"):
         if key not in top:
             raise check.fail(key, "is required")
@@ -229,9 +235,12 @@ def load_ladder_config(path: Path) -> LadderConfig:
         raise check.fail(
             "run.scheduler", f"must be tcp://HOST:PORT or tls://HOST:PORT, got {scheduler!r}"
         )
+    system = ratings.get("system", RatingSystemName.TRUESKILL.value)
+    if system not in SYSTEM_NAMES:
+        raise check.fail(
+            "ratings.system", f"must be one of {', '.join(SYSTEM_NAMES)}, got {system!r}"
+        )
     seats = check.positive(top, "seats", "seats", 2, minimum=2)
-    if seats > len(bots):
-        raise check.fail("seats", f"is {seats} but the ladder has only {len(bots)} bots")
     return LadderConfig(
         name=top["name"],
         game=top["game"],
@@ -257,13 +266,16 @@ def load_ladder_config(path: Path) -> LadderConfig:
         autoload_plugins=top.get("autoload_plugins", True),
         executor=executor,
         scheduler=scheduler,
+        rating_system=RatingSystemName(system),
     )
 
 
 def _bots(check: _Checker, folder: Path) -> list[BotEntry]:
-    raw = check.document.data.get("bots")
-    if not isinstance(raw, list) or not raw:
-        raise check.fail("bots", "is required: a [[bots]] table for each bot")
+    # No bots, or fewer than a match seats, is a ladder that waits for bots to be added
+    # or submitted (``arena ladder run --forever`` plays as soon as there are enough).
+    raw = check.document.data.get("bots", [])
+    if not isinstance(raw, list):
+        raise check.fail("bots", "must be [[bots]] tables, one for each bot")
     bots: list[BotEntry] = []
     for index, item in enumerate(raw):
         where = f"bots[{index}]"

@@ -332,9 +332,8 @@ class _Run:
                 if self.bar:
                     self.bar.update(summary.finished, f"match {match_id}: {error}")
             case Played(result, replay):
-                recorded = store.record(
-                    match_id, result, replay, self.config.suspend_after, self.env
-                )
+                # Rated by the ladder's system in force (read in the same transaction).
+                recorded = store.record(match_id, result, replay, self.config.suspend_after)
                 self.logs.spent(result)
                 summary.finished += 1
                 summary.suspended.extend(recorded.suspended)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -17,7 +17,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from arena.ratings import Rating, RatingEnv, rate
+from arena.ratings import Rating, RatingSystem, RatingSystemName, rating_system
 from arena.referee.results import MatchResult
 from arena.storage.db import StorageError, connect
 
@@ -33,6 +33,7 @@ __all__ = [
     "RecordedMatch",
     "SeatFault",
     "UnplayedMatch",
+    "rate_unit",
 ]
 
 
@@ -247,6 +248,16 @@ class LadderStore:
     def config_json(self) -> str:
         return str(self.db.execute("SELECT config FROM ladder").fetchone()[0])
 
+    def rating_system(self) -> RatingSystem:
+        """The rating system in force: the config's ``[ratings] system`` (TrueSkill in a
+        ladder made before there was a choice), changed only by ``arena ladder rerate``.
+        Read from the database at every rating update, so a re-rate that switches
+        systems takes effect in a running ladder at its next update."""
+        name = self.db.execute(
+            "SELECT json_extract(config, '$.rating_system') FROM ladder"
+        ).fetchone()[0]
+        return rating_system(name or RatingSystemName.TRUESKILL)
+
     def set_config_json(self, config_json: str) -> None:
         with self.transaction():
             self.db.execute("UPDATE ladder SET config = ?", (config_json,))
@@ -416,9 +427,10 @@ class LadderStore:
         result: MatchResult,
         replay: str | None,
         suspend_after: int,
-        env: RatingEnv,
+        system: RatingSystem | None = None,
     ) -> RecordedMatch:
-        """Store a finished match, and rate its unit if this completes it (one transaction)."""
+        """Store a finished match, and rate its unit if this completes it (one transaction).
+        ``system``: rate with this one instead of the ladder's (:meth:`rating_system`)."""
         with self.transaction():
             row = self.db.execute(
                 "SELECT status, unit_id, seats FROM matches WHERE id = ?", (match_id,)
@@ -469,10 +481,10 @@ class LadderStore:
                         len(result.games), summary.wins, summary.points, faults, streak, status, bot.id,
                     ),
                 )  # fmt: skip
-            rated = self._rate_unit_if_complete(row["unit_id"], env)
+            rated = self._rate_unit_if_complete(row["unit_id"], system or self.rating_system())
         return RecordedMatch(match_id, rated, tuple(suspended))
 
-    def _rate_unit_if_complete(self, unit_id: int, env: RatingEnv) -> bool:
+    def _rate_unit_if_complete(self, unit_id: int, system: RatingSystem) -> bool:
         unit = self.db.execute("SELECT rated FROM units WHERE id = ?", (unit_id,)).fetchone()
         open_matches = self.db.execute(
             "SELECT COUNT(*) FROM matches WHERE unit_id = ? AND status IN ('scheduled', 'running')",
@@ -503,10 +515,7 @@ class LadderStore:
         names = sorted(totals)
         if len(names) < 2:
             return False
-        ranks = _match_ranks(
-            [totals[name][0] for name in names], [totals[name][1] for name in names]
-        )
-        after = rate([before[name] for name in names], ranks, env)
+        ranks, after = rate_unit(system, names, totals, before)
         now = _now()
         for name, rank, new in zip(names, ranks, after, strict=True):
             old = before[name]
@@ -593,6 +602,19 @@ class LadderStore:
             "SELECT status, COUNT(*) AS n FROM matches GROUP BY status"
         ).fetchall()
         return {row["status"]: row["n"] for row in rows}
+
+
+def rate_unit(
+    system: RatingSystem,
+    names: Sequence[str],
+    totals: Mapping[str, Sequence[int]],
+    before: Mapping[str, Rating],
+) -> tuple[list[int], list[Rating]]:
+    """One unit's rating update: its bots (``names``, in name order) ranked by their
+    totals over the unit's matches (games won, then points), and their new ratings.
+    The ladder rates each unit so, and ``arena ladder rerate`` again in the same order."""
+    ranks = _match_ranks([totals[name][0] for name in names], [totals[name][1] for name in names])
+    return ranks, system.rate([before[name] for name in names], ranks)
 
 
 def _match_ranks(wins: Sequence[int], points: Sequence[int]) -> list[int]:
