@@ -18,6 +18,9 @@ from arena.ladder.config import BotEntry
 from arena.ladder.deals import new_deal_secret, predictable_deals_note
 from arena.ladder.progress import fault_where, score_text
 from arena.ladder.replay_folder import claim_replay_folder
+from arena.ladder.runner import DEFAULT_GRACE
+from arena.ladder.runner_lock import RunnerLock
+from arena.ladder.wakeup import StopRequest
 from arena.plugins import load_plugins
 from arena.plugins.bot_references import refuse_registered, resolve_bot
 from arena.ratings import DEFAULT_ENV
@@ -76,6 +79,20 @@ def register(commands: Any) -> None:
         metavar="ADDRESS",
         help="play the matches on Dask workers: a scheduler's tcp://HOST:PORT, or 'local' "
         "for a LocalCluster of `concurrency` workers (overrides [run] executor)",
+    )
+    run.add_argument(
+        "--forever",
+        action="store_true",
+        help="keep playing until SIGTERM or Ctrl-C: when nothing is left to play, wait "
+        "for a bot to be added, enabled or accepted",
+    )
+    run.add_argument(
+        "--grace",
+        type=float,
+        default=DEFAULT_GRACE,
+        metavar="S",
+        help="on SIGTERM or Ctrl-C, seconds the matches in flight get to finish before "
+        "they are stopped and put back in the queue (default %(default)s)",
     )
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.add_argument(
@@ -282,16 +299,22 @@ def _set_status(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     if args.dask is not None and args.dask != "local" and "://" not in args.dask:
         raise ValueError(f"--dask must be tcp://HOST:PORT or local, got {args.dask!r}")
+    if args.grace < 0:
+        raise ValueError(f"--grace must be 0 or more seconds, got {args.grace}")
     store = LadderStore.open(args.db)
     try:
         try:
-            summary = run_ladder(
-                store,
-                max_matches=args.matches,
-                until_sigma=args.until_sigma,
-                progress=not args.quiet,
-                dask=args.dask,
-            )
+            with RunnerLock(args.db), StopRequest() as stop:
+                summary = run_ladder(
+                    store,
+                    max_matches=args.matches,
+                    until_sigma=args.until_sigma,
+                    progress=not args.quiet,
+                    dask=args.dask,
+                    forever=args.forever,
+                    stop=stop,
+                    grace=args.grace,
+                )
         except LadderError as error:
             if isinstance(error, ValueError):
                 raise  # the user's to fix (LadderRefused): a one-line error, status 2

@@ -179,12 +179,16 @@ class DaskExecutor:
         )
         self.pending[future] = job
 
-    def wait(self) -> list[Finished]:
+    def wait(self, timeout: float | None = None) -> list[Finished]:
+        deadline = None if timeout is None else time.monotonic() + timeout
         while True:
+            step = _WAIT_SECONDS
+            if deadline is not None:
+                step = min(step, deadline - time.monotonic())
+                if step <= 0:
+                    return []
             try:
-                done, _ = wait(
-                    list(self.pending), timeout=_WAIT_SECONDS, return_when="FIRST_COMPLETED"
-                )
+                done, _ = wait(list(self.pending), timeout=step, return_when="FIRST_COMPLETED")
             except TimeoutError:
                 done = set()
             except (OSError, CancelledError) as error:
@@ -248,6 +252,13 @@ class DaskExecutor:
     def _lost(self, error: BaseException | None) -> str:
         why = f": {type(error).__name__}: {error}" if error else ""
         return f"lost the Dask scheduler at {self.address}{why}"
+
+    def abandon(self) -> None:
+        # Cancelled here, a match still runs on its worker to its end; its result is
+        # dropped, and the match, put back in the queue, is played again.
+        for future in self.pending:
+            future.cancel()
+        self.pending.clear()
 
     def close(self) -> None:
         for future in self.pending:

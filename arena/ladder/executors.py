@@ -72,8 +72,8 @@ class LocalExecutor:
     def submit(self, job: MatchJob) -> None:
         self.pending[self.pool.submit(play_job, job)] = job
 
-    def wait(self) -> list[Finished]:
-        done, _ = wait(self.pending, return_when=FIRST_COMPLETED)
+    def wait(self, timeout: float | None = None) -> list[Finished]:
+        done, _ = wait(self.pending, timeout=timeout, return_when=FIRST_COMPLETED)
         finished = []
         for future in done:
             job = self.pending.pop(future)
@@ -88,8 +88,15 @@ class LocalExecutor:
     def status(self) -> str:
         return ""
 
+    def abandon(self) -> None:
+        # A worker ends its match's bots before it exits on SIGTERM (worker.watch_runner).
+        # The pool keeps its processes in a private attribute, the only handle on them.
+        for process in list((self.pool._processes or {}).values()):
+            process.terminate()
+        self.pending.clear()
+
     def close(self) -> None:
-        self.pool.shutdown()
+        self.pool.shutdown(cancel_futures=True)
         # The fork server outlives the pool and keeps the environment it started with;
         # the next ladder run in this process (tests, a web view) starts its own.
         stop = getattr(multiprocessing.forkserver._forkserver, "_stop", None)

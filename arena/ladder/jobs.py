@@ -112,9 +112,14 @@ class MatchExecutor(Protocol):
 
     def submit(self, job: MatchJob) -> None: ...
 
-    def wait(self) -> list[Finished]:
-        """Block until at least one submitted match has finished; those that have.
-        Raises ExecutorLostError when the matches in flight can no longer come back."""
+    def wait(self, timeout: float | None = None) -> list[Finished]:
+        """Block until at least one submitted match has finished, or ``timeout`` seconds
+        have passed; those that have (none at a timeout).  Raises ExecutorLostError when
+        the matches in flight can no longer come back."""
+
+    def abandon(self) -> None:
+        """Stop every match in flight now (a stopping runner's grace is over): their bots
+        are killed and their results never come back.  ``close`` follows."""
 
     def status(self) -> str:
         """A few words for the progress line ("" when there is nothing to say)."""

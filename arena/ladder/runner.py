@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -37,18 +38,24 @@ from arena.ladder.jobs import (
 )
 from arena.ladder.progress import Progress, match_note
 from arena.ladder.schedule import Unit, continuous_pick, gauntlet, lineups, round_robin
+from arena.ladder.wakeup import DatabaseWatch, StopRequest
 from arena.plugins import PluginError, UnknownBotError, load_plugins
 from arena.privatefiles import private_folder
 from arena.ratings import DEFAULT_ENV, RatingEnv
 from arena.referee.results import MatchResult
+from arena.storage.heartbeat import BEAT_SECONDS, RunnerState, write_heartbeat
 from arena.storage.ladder_store import BotStatus, LadderStore, MatchStatus
 from arena.storage.submissions_store import submitted_bot_names, submitted_versions
 from arena.submissions.layout import DataLayout
 from arena.submissions.stored import StoredVersionError, open_version
 
-__all__ = ["LadderError", "LadderRefused", "RunSummary", "run_ladder"]
+__all__ = ["DEFAULT_GRACE", "LadderError", "LadderRefused", "RunSummary", "run_ladder"]
 
 log = logging.getLogger("arena.ladder")
+
+#: Seconds a stopping runner gives the matches in flight to finish (``--grace``).
+DEFAULT_GRACE = 30.0
+_WAIT_SECONDS = 1.0  # between looks at a stop request while matches run
 
 
 class LadderError(ArenaError, RuntimeError):
@@ -351,6 +358,7 @@ def _prepare(
     progress: bool,
     max_matches: int | None,
     until_sigma: float | None,
+    forever: bool,
 ) -> tuple[str, RunSummary]:
     """Check that the ladder can run here as its config says, put back the matches a
     crash left running and queue what the schedule lacks: the sandbox level to play
@@ -370,9 +378,17 @@ def _prepare(
                 plugins.bot(bot.reference)
             except (PluginError, UnknownBotError) as error:
                 raise LadderError(f"ladder {config.name}: bot {bot.name}: {error}") from None
-    if config.schedule is ScheduleKind.CONTINUOUS and max_matches is None and until_sigma is None:
+    if forever and max_matches is not None:
+        raise LadderRefused("--forever plays until stopped: it takes no --matches")
+    if (
+        config.schedule is ScheduleKind.CONTINUOUS
+        and not forever
+        and max_matches is None
+        and until_sigma is None
+    ):
         raise LadderError(
-            "a continuous ladder needs a stopping rule: --matches N or --until-sigma S"
+            "a continuous ladder needs a stopping rule: --matches N or --until-sigma S "
+            "(or --forever, to play until stopped)"
         )
     if config.replays:
         try:
@@ -395,13 +411,21 @@ def run_ladder(
     progress: bool = True,
     env: RatingEnv = DEFAULT_ENV,
     dask: str | None = None,
+    forever: bool = False,
+    stop: StopRequest | None = None,
+    grace: float = DEFAULT_GRACE,
 ) -> RunSummary:
     """Play queued and scheduled matches until the schedule is done, ``max_matches``
     have finished, or every active bot's sigma is below ``until_sigma``.  ``dask``
     runs them on Dask workers (a scheduler's address, or "local") whatever the config
-    says."""
+    says.
+
+    ``forever``: when there is nothing to play, wait (without polling) for another
+    process to change the ladder (a bot added, enabled or accepted) and go on, until
+    ``stop`` is requested.  A stop, forever or not, takes no more matches, gives those
+    in flight ``grace`` seconds to finish, and puts the rest back in the queue."""
     config = _config(store)
-    sandbox, summary = _prepare(store, config, progress, max_matches, until_sigma)
+    sandbox, summary = _prepare(store, config, progress, max_matches, until_sigma, forever)
     total = max_matches if max_matches is not None else (store.scheduled_count() or None)
     run = _Run(
         store,
@@ -412,23 +436,87 @@ def run_ladder(
         summary,
         max_matches,
         until_sigma,
-        Progress(total) if progress else None,
+        Progress(total) if progress and not forever else None,
     )
-    with (
-        _requeue_if_lost(store, run.pending, summary),
-        open_executor(
-            config, dask, strangers=config.untrusted or bool(_submitted_active(store))
-        ) as executor,
-    ):
-        while True:
-            summary.cancelled += store.cancel_inactive()  # bots disabled or removed meanwhile
-            run.fill(executor)
-            if not run.pending:
-                break
-            for finished in executor.wait():
-                run.collect(finished, executor)
+    pulse = _Pulse(store)
+    watch = DatabaseWatch(Path(store.path), store.db)
+    try:
+        with (
+            _requeue_if_lost(store, run.pending, summary),
+            open_executor(
+                config, dask, strangers=config.untrusted or bool(_submitted_active(store))
+            ) as executor,
+        ):
+            _play(run, executor, pulse, watch, forever, stop, grace)
+    finally:
+        watch.close()
+        pulse.beat(RunnerState.STOPPED, 0, force=True)
     if run.bar:
         run.bar.finish()
     if run.problem:
         raise LadderError(run.problem)
     return summary
+
+
+def _play(
+    run: _Run,
+    executor: MatchExecutor,
+    pulse: _Pulse,
+    watch: DatabaseWatch,
+    forever: bool,
+    stop: StopRequest | None,
+    grace: float,
+) -> None:
+    """The run's loop: fill the executor, take back what finishes, beat, and wait when
+    there is nothing to do."""
+    store = run.store
+    while True:
+        stopping = stop is not None and stop.requested
+        if not stopping:
+            run.summary.cancelled += store.cancel_inactive()  # bots disabled meanwhile
+            run.fill(executor)
+        if run.pending:
+            pulse.beat(RunnerState.STOPPING if stopping else RunnerState.PLAYING, len(run.pending))
+            if stopping and stop is not None and stop.at is not None:
+                left = stop.at + grace - time.monotonic()
+                if left <= 0:
+                    _abandon(run, executor)
+                    return
+                timeout = min(_WAIT_SECONDS, left)
+            else:
+                timeout = _WAIT_SECONDS
+            for finished in executor.wait(timeout):
+                run.collect(finished, executor)
+            continue
+        if stopping or not forever or run.problem is not None:
+            return
+        pulse.beat(RunnerState.IDLE, 0)
+        watch.wait(BEAT_SECONDS, stop)
+
+
+def _abandon(run: _Run, executor: MatchExecutor) -> None:
+    """The grace is over: stop the matches in flight and put them back in the queue (an
+    attempt cut short is not counted against the match)."""
+    log.warning(
+        "grace over: %d match(es) in flight stopped and put back in the queue", len(run.pending)
+    )
+    executor.abandon()
+    for match_id in sorted(run.pending):
+        run.store.requeue(match_id, count_attempt=False)
+    run.pending.clear()
+
+
+class _Pulse:
+    """Writes the runner's heartbeat when its state changes, and every few seconds."""
+
+    def __init__(self, store: LadderStore) -> None:
+        self.store = store
+        self.started = time.time()
+        self.last: tuple[RunnerState, int] | None = None
+        self.at = 0.0
+
+    def beat(self, state: RunnerState, running: int, *, force: bool = False) -> None:
+        now = time.monotonic()
+        if force or (state, running) != self.last or now - self.at >= BEAT_SECONDS:
+            write_heartbeat(self.store.db, self.started, state, running)
+            self.last, self.at = (state, running), now

@@ -49,7 +49,7 @@ def _plugins(modules: tuple[str, ...], autoload: bool) -> PluginSet:
 
 def watch_runner(runner: int) -> None:
     """Pool initializer: end this worker, and the bots of the match it is playing, when
-    the runner dies, even by ``kill -9``.  (An orphaned worker would otherwise finish its
+    the runner dies, even by ``kill -9``, or when the runner terminates it.  (An orphaned worker would otherwise finish its
     match and then wait for work forever; bots below the ``limits`` sandbox level do not
     die with it.)  A thread, not a signal: it acts whatever the match is doing.
 
@@ -62,6 +62,22 @@ def watch_runner(runner: int) -> None:
         _kill_children()
         os._exit(1)
     threading.Thread(target=_watch, args=(handle,), name="watch-runner", daemon=True).start()
+    # A stopping runner whose grace is over terminates its workers: end the bots too.
+    signal.signal(signal.SIGTERM, _end_on_sigterm)
+
+
+class _Terminated(BaseException):
+    """Raised in a worker's match by SIGTERM, so that its bots are closed on the way out."""
+
+
+_playing = False  # whether this worker is inside play_job
+
+
+def _end_on_sigterm(signum: int, frame: object) -> None:
+    if _playing:
+        raise _Terminated
+    _kill_children()
+    os._exit(1)
 
 
 def _watch(handle: int) -> None:
@@ -114,6 +130,18 @@ def play_job(job: MatchJob) -> Played | Errored:
     Bot faults are part of the result.  An error here is the arena's own problem
     (a plugin gone missing, a full disk): the runner puts the match back in the queue.
     """
+    global _playing
+    _playing = True
+    try:
+        return _play(job)
+    except _Terminated:
+        _kill_children()  # whatever the bots' own cleanup missed
+        os._exit(1)
+    finally:
+        _playing = False
+
+
+def _play(job: MatchJob) -> Played | Errored:
     try:
         plugins = _plugins(job.plugins, job.autoload)
         spec = plugins.game(job.game)

@@ -225,6 +225,20 @@ CREATE TABLE upload_slots (          -- an upload being received: counted by eve
 ALTER TABLE bot_versions ADD COLUMN stored_bytes INTEGER
 """
 
+# Version 7: the runner's heartbeat (issue 28), one row, rewritten every few seconds by the
+# process that runs the ladder, read by ``/healthz`` and the pages.
+_V7 = """
+CREATE TABLE runner (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    pid INTEGER NOT NULL,
+    host TEXT NOT NULL,
+    started REAL NOT NULL,           -- Unix time the run began
+    beat REAL NOT NULL,              -- Unix time of the latest heartbeat
+    state TEXT NOT NULL CHECK (state IN ('playing', 'idle', 'stopping', 'stopped')),
+    running INTEGER NOT NULL         -- matches in flight at that heartbeat
+)
+"""
+
 # Migration N takes a database from version N-1 to N.  Append, never edit.
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _statements(_V1),
@@ -233,6 +247,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _statements(_V4),
     _statements(_V5),
     _statements(_V6),
+    _statements(_V7),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

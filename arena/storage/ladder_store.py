@@ -381,11 +381,16 @@ class LadderStore:
             row["unit_matches"],
         )
 
-    def requeue(self, match_id: int) -> None:
+    def requeue(self, match_id: int, *, count_attempt: bool = True) -> None:
+        """Put a running match back in the queue.  ``count_attempt=False``: the attempt
+        was stopped by the arena (a runner stopping), not lost to a crash, so it does not
+        count towards giving the match up."""
         with self.transaction():
             self.db.execute(
-                "UPDATE matches SET status = 'scheduled' WHERE id = ? AND status = 'running'",
-                (match_id,),
+                "UPDATE matches SET status = 'scheduled', "
+                "attempts = attempts - CASE WHEN ? THEN 0 ELSE 1 END "
+                "WHERE id = ? AND status = 'running'",
+                (count_attempt, match_id),
             )
 
     def give_up(self, match_id: int, reason: str) -> None:

@@ -163,8 +163,12 @@ BAD = {
         9,
         "must start with grpc:// or unix:",
     ),
-    "no bots": ('name = "t"\ngame = "gin-rummy/standard"\n', "bots", None, "is required"),
-    "seats > bots": (with_top("seats = 3"), "seats", 2, "is 3 but the ladder has only 2 bots"),
+    "bots not tables": (
+        'name = "t"\ngame = "gin-rummy/standard"\nbots = 3\n',
+        "bots",
+        3,
+        "must be",
+    ),
     "one seat": (with_top("seats = 1"), "seats", 2, "at least 2"),
     "bad time control": (
         BASE + "[time_control]\nstartup_ms = 1000\ndecision_ms = -5\n",
@@ -473,3 +477,13 @@ def test_export_csv_and_json_parse_back(flow: Flow, tmp_path: Path) -> None:
     assert data["unplayed"] == []  # every match was played
     assert len(data["matches"]) == 6 and len(data["ratings"]) == 12
     assert [m["match"] for m in data["matches"]] == [int(row["match"]) for row in results]
+
+
+def test_a_ladder_may_start_with_fewer_bots_than_seats(tmp_path: Path) -> None:
+    """A competition starts empty and waits for submissions."""
+    empty = load_ladder_config(write(tmp_path, 'name = "t"\ngame = "rummy/standard"\nseats = 4\n'))
+    assert empty.bots == () and empty.seats == 4
+    one = load_ladder_config(
+        write(tmp_path, 'name = "t"\ngame = "gin-rummy/standard"\n[[bots]]\nname = "greedy"\n')
+    )
+    assert [bot.name for bot in one.bots] == ["greedy"]

@@ -10,23 +10,20 @@ from __future__ import annotations
 
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
 import uuid
-from contextlib import closing, suppress
 from itertools import pairwise
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from arena.cli.main import main
 
-pytestmark = pytest.mark.slow  # every test here starts processes or servers
+from .processes import ARENA, count, kill_leftovers, read, wait_for_none
 
-ARENA = Path(sys.executable).parent / "arena"
+pytestmark = pytest.mark.slow  # every test here starts processes or servers
 
 REPEAT = 1  # 6 matches: enough to kill the runner mid-run and count each once
 PAIRS = 3  # three bots
@@ -53,53 +50,6 @@ name = "random"
 name = "greedy2"
 plugin = "greedy"
 """
-
-
-def read(db: Path, query: str, *args: object) -> list[tuple[Any, ...]]:
-    """A read-only look, as a reporting tool would take it while the runner writes."""
-    with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)) as connection:
-        return connection.execute(query, args).fetchall()
-
-
-def count(db: Path, query: str, *args: object) -> int:
-    value = read(db, query, *args)[0][0]
-    assert isinstance(value, int)
-    return value
-
-
-def ours(marker: str, folder: Path) -> list[str]:
-    """Our live processes: the runner's (marker) and the bots' (HOME, socket in ``folder``)."""
-    found = []
-    needles = (marker.encode(), str(folder).encode())
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == os.getpid():
-            continue
-        try:
-            environ = Path(f"/proc/{entry}/environ").read_bytes()
-            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
-            stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        if any(needle in environ for needle in needles):
-            state, parent = stat.rsplit(")", 1)[1].split()[:2]
-            command = cmdline.replace(b"\0", b" ").decode(errors="replace")[:160]
-            found.append(f"pid {entry} (parent {parent}, state {state}): {command}")
-    return found
-
-
-def wait_for_none(marker: str, folder: Path, seconds: float) -> list[str]:
-    deadline = time.monotonic() + seconds
-    while (left := ours(marker, folder)) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    return left
-
-
-def kill_leftovers(left: list[str]) -> None:
-    for line in left:
-        pid = int(line.split()[1])
-        for kill in (os.killpg, os.kill):
-            with suppress(OSError):
-                kill(pid, signal.SIGKILL)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")

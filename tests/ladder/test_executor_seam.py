@@ -44,8 +44,8 @@ class Echoing(LocalExecutor):
         super().__init__(workers)
         self.seen: list[Finished] = []
 
-    def wait(self) -> list[Finished]:
-        finished = super().wait()
+    def wait(self, timeout: float | None = None) -> list[Finished]:
+        finished = super().wait(timeout)
         self.seen.extend(finished)
         return finished + finished
 
