@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import json
 import sys
 from dataclasses import replace
@@ -12,6 +10,14 @@ from pathlib import Path
 from typing import Any
 
 from arena.cli.bot_options import add_manifest_option, manifest_catalog
+from arena.cli.ladder_ops import (
+    HISTORY_COLUMNS,
+    MATCH_COLUMNS,
+    SEAT_COLUMNS,
+    register_ops,
+    seat_rows,
+    table_text,
+)
 from arena.cli.match_report import plural
 from arena.ladder import LadderConfig, LadderError, load_ladder_config, run_ladder
 from arena.ladder.config import BotEntry
@@ -115,20 +121,31 @@ def register(commands: Any) -> None:
     history.add_argument("--json", action="store_true", help="print the history as JSON")
     history.set_defaults(run=_history)
 
-    export = sub.add_parser("export", help="matches, standings and rating changes as CSV or JSON")
+    export = sub.add_parser(
+        "export",
+        help="matches, seats, standings and rating changes for analysis: a table as CSV or "
+        "JSON Lines, or everything as one JSON object",
+    )
     export.add_argument("db", type=Path, help=DB_HELP)
     export.add_argument(
-        "--format", choices=["csv", "json"], default="json", help="csv or json (default json)"
+        "--format",
+        choices=["csv", "jsonl", "json"],
+        default="json",
+        help="csv or jsonl: one table (--what), one row a line; json: everything as one "
+        "object (default json)",
     )
     export.add_argument(
         "--what",
-        choices=["results", "standings", "ratings", "history"],
-        default="results",
-        help="for CSV: the matches (results), the leaderboard (standings; also: ratings) "
-        "or the rating changes (history)",
+        choices=["matches", "results", "seats", "standings", "ratings", "history"],
+        default="matches",
+        help="for csv and jsonl: the finished matches (matches, also: results), one row per "
+        "seat of each (seats), the leaderboard with each bot's rating (standings; also: "
+        "ratings) or every rating change (history)",
     )
     export.add_argument("--out", type=Path, help="file to write (default: stdout)")
     export.set_defaults(run=_export)
+
+    register_ops(sub)
 
 
 def _register_authors(sub: Any) -> None:
@@ -367,7 +384,7 @@ def _rows(store: LadderStore) -> list[dict[str, Any]]:
 
 
 LEGEND = (
-    "mu-3s = mu - 3 sigma: TrueSkill's cautious rating, below the bot's skill with about "
+    "mu-3s = mu - 3 sigma: the cautious rating ({system}), below the bot's skill with about "
     "99.9% confidence; the board is sorted by it."
 )
 
@@ -390,7 +407,7 @@ def _print_leaderboard(store: LadderStore) -> None:
             f"{row['matches']:>9}{row['wins']:>5}{row['win_rate']:>7.1%}{row['games']:>7}{row['game_wins']:>5}"
             f"{row['faults']:>8}  {row['status']}"
         )
-    print(LEGEND)
+    print(LEGEND.format(system=store.rating_system().name))
     note = predictable_deals_note(store)
     if note:
         print(note)
@@ -401,7 +418,8 @@ def _leaderboard(args: argparse.Namespace) -> int:
     try:
         if args.json:
             deals = "predictable" if predictable_deals_note(store) else "secret"
-            print(json.dumps({"leaderboard": _rows(store), "deals": deals}))
+            system = store.rating_system().name
+            print(json.dumps({"leaderboard": _rows(store), "deals": deals, "ratings": system}))
         else:
             _print_leaderboard(store)
     finally:
@@ -497,42 +515,55 @@ def _all_history(store: LadderStore, as_json: bool) -> int:
     return 0
 
 
+STANDING_COLUMNS = (
+    "rank", "name", "score", "mu", "sigma", "matches", "wins", "draws", "win_rate", "games",
+    "game_wins", "points", "faults", "status",
+)  # fmt: skip
+
+
+def _flat_match(row: dict[str, Any]) -> dict[str, Any]:
+    """A match's lists as CSV cells: seat by seat, joined by '|'."""
+    return {
+        **row,
+        **{
+            key: "|".join(map(str, row[key]))
+            for key in ("seats", "wins", "points", "faults", "sandbox")
+        },
+        "fault_reasons": " | ".join(
+            f"{fault['bot']} {fault['status']}{fault_where(fault['game'])}: {fault['reason']}"
+            for fault in row["fault_reasons"]
+        ),
+    }
+
+
 def _export(args: argparse.Namespace) -> int:
     store = LadderStore.open(args.db)
     try:
+        matches = store.finished_matches()
         if args.format == "json":
             text = json.dumps(
                 {
                     "leaderboard": _rows(store),
-                    "matches": [match.to_json() for match in store.finished_matches()],
+                    "matches": [match.to_json() for match in matches],
                     "unplayed": [match.to_json() for match in store.unplayed_matches()],
                     "ratings": [change.to_json() for change in store.rating_history()],
                 },
                 indent=1,
             )
+        elif args.what in ("standings", "ratings"):
+            text = table_text(_rows(store), STANDING_COLUMNS, args.format)
+        elif args.what == "history":
+            changes = [change.to_json() for change in store.rating_history()]
+            text = table_text(changes, HISTORY_COLUMNS, args.format)
+        elif args.what == "seats":
+            text = table_text(seat_rows(matches), SEAT_COLUMNS, args.format)
         else:
-            rows: list[dict[str, Any]]
-            if args.what in ("standings", "ratings"):
-                rows = _rows(store)
-            elif args.what == "history":
-                rows = [change.to_json() for change in store.rating_history()]
-            else:
-                rows = [
-                    {**match.to_json(), "seats": "|".join(match.seats), "wins": "|".join(map(str, match.wins)),
-                     "points": "|".join(map(str, match.points)), "faults": "|".join(map(str, match.faults)),
-                     "sandbox": "|".join(match.sandbox), "fault_reasons": " | ".join(_faults_text(match))}
-                    for match in store.finished_matches()
-                ]  # fmt: skip
-            buffer = io.StringIO()
-            if rows:
-                writer = csv.DictWriter(buffer, fieldnames=list(rows[0]))
-                writer.writeheader()
-                writer.writerows(rows)
-            text = buffer.getvalue()
+            rows = [match.to_json() for match in matches]
+            text = table_text(rows, MATCH_COLUMNS, args.format, _flat_match)
     finally:
         store.close()
     if args.out:
         args.out.write_text(text)
-    else:
+    elif text:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return 0
