@@ -29,6 +29,11 @@ class LadderConfigError(ArenaError, ValueError):
     """A bad ladder config: names file, line and field."""
 
 
+#: ``[web] live_cards``: a match in play shows the seats' hands as card backs until the
+#: hand ends (hidden, the default) or face up (shown).
+LIVE_CARDS = ("hidden", "shown")
+
+
 class ScheduleKind(Enum):
     ROUND_ROBIN = "round-robin"  # every pair (or line-up) ``repeat`` times
     GAUNTLET = "gauntlet"  # the champion against each other bot ``repeat`` times
@@ -77,6 +82,8 @@ class LadderConfig:
     scheduler: str = ""  # dask: tcp://HOST:PORT ("": a LocalCluster of `concurrency` workers)
     # [ratings] system: how results move ratings (arena.ratings); `arena ladder rerate` changes it
     rating_system: RatingSystemName = RatingSystemName.TRUESKILL
+    # [web] live_cards: what spectators of a match in play see of the seats' hands
+    live_cards: str = "hidden"
 
     @property
     def workers(self) -> int:
@@ -132,6 +139,7 @@ _SECTIONS: dict[str, dict[str, type | tuple[type, ...]]] = {
         "scheduler": str,
     },
     "ratings": {"system": str},
+    "web": {"live_cards": str},
 }
 _BOT_KEYS = {"name": str, "manifest": str, "address": str, "plugin": str}
 
@@ -184,6 +192,9 @@ def load_ladder_config(path: Path) -> LadderConfig:
     timing = check.section("time_control")
     run = check.section("run")
     ratings = check.section("ratings")
+    live_cards = check.section("web").get("live_cards", LIVE_CARDS[0])
+    if live_cards not in LIVE_CARDS:
+        raise check.fail("web.live_cards", f"must be hidden or shown, got {live_cards!r}")
     for key in ("name", "game"):
         if key not in top:
             raise check.fail(key, "is required")
@@ -267,6 +278,7 @@ def load_ladder_config(path: Path) -> LadderConfig:
         executor=executor,
         scheduler=scheduler,
         rating_system=RatingSystemName(system),
+        live_cards=live_cards,
     )
 
 

@@ -178,7 +178,7 @@ def _play(job: MatchJob) -> Played | Errored:
             result = play_match(
                 config,
                 seats,
-                plugins.observers(MatchContext(key, spec.id, list(job.names), replay)),
+                plugins.observers(MatchContext(key, spec.id, list(job.names), replay, live=True)),
             )
         finally:
             if job.reuse_bots:

@@ -28,7 +28,7 @@ def arena_register_bots() -> Sequence[type]:
 def arena_match_observers(context: MatchContext) -> Sequence[MatchObserver]:
     observers: list[MatchObserver] = []
     if context.replay_path is not None:
-        observers.append(ReplayWriter(context.replay_path))
+        observers.append(ReplayWriter(context.replay_path, live=context.live))
     if context.verbose:
         observers.append(VerbosePrinter(context.players))
     return observers

@@ -49,3 +49,6 @@ class MatchContext:
     replay_path: Path | None = None
     verbose: bool = False
     progress: bool = False
+    # Watched while it is played (a ladder's match): the replay is flushed at every
+    # record, so a spectator sees each decision at once.
+    live: bool = False

@@ -49,18 +49,21 @@ class ReplayError(ArenaError, ValueError):
 
 
 class ReplayWriter(MatchObserver):
-    """Writes each record as it comes, flushed, so a crash loses at most one line.
+    """Writes each record as it comes, flushed at the end of each hand (so a crash loses
+    at most that hand's actions) or, ``live``, at every record (so a spectator reading
+    the file sees each decision at once: one write call a record).
     The file is owner-only (and folders it makes): it holds the bots' comments."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, live: bool = False) -> None:
         private_folder(path.parent)
         self.path = path
+        self.live = live
         self._file: IO[str] | None = open_private(path)
 
     def on_record(self, record: Record) -> None:
         if self._file is not None:
             self._file.write(json.dumps(record.to_json(), separators=(",", ":")) + "\n")
-            if isinstance(record, _FLUSHED):
+            if self.live or isinstance(record, _FLUSHED):
                 self._file.flush()
 
     def close(self) -> None:

@@ -300,8 +300,10 @@ def match_detail(db: sqlite3.Connection, match_id: int) -> MatchDetail | None:
     ladder, game = ladder_info(db)
     row = db.execute(
         "SELECT m.id, m.status, m.attempts, m.started, m.finished, m.replay, m.result, "
-        "u.id AS unit, u.key, u.seed FROM matches m JOIN units u ON u.id = m.unit_id "
-        "WHERE m.id = ?",
+        "u.id AS unit, u.key, u.seed, "
+        "(SELECT COUNT(*) FROM matches o WHERE o.unit_id = u.id "
+        " AND o.status IN ('scheduled', 'running')) AS unplayed "
+        "FROM matches m JOIN units u ON u.id = m.unit_id WHERE m.id = ?",
         (match_id,),
     ).fetchone()
     if row is None:
@@ -318,7 +320,9 @@ def match_detail(db: sqlite3.Connection, match_id: int) -> MatchDetail | None:
         status=row["status"],
         schedule=row["key"],
         unit=row["unit"],
-        seed=row["seed"],
+        # The deals' seed once no match of the unit is left to play: before, it would
+        # tell the cards of this match (in play) or of its unit's others (same deals).
+        seed=None if row["unplayed"] else row["seed"],
         attempts=row["attempts"],
         started=row["started"],
         finished=row["finished"],

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from arena.cards import derive_seed
 from arena.games.base import GameError
 from arena.proto import bot_pb2 as pb
 from arena.protocol.table import Table
@@ -35,7 +36,7 @@ from arena.replays.records import (
 )
 from arena.replays.seat_view import event_text
 
-__all__ = ["ReplayView", "Step", "build_replay_view"]
+__all__ = ["ReplayView", "Step", "StepFeed", "build_replay_view"]
 
 _KIND = pb.Event.Kind
 
@@ -157,9 +158,10 @@ def _hand_end(end: pb.HandEnd) -> dict[str, Any]:
 class _Player:
     """Re-plays the records through the engine, one ``Step`` per record."""
 
-    def __init__(self, view: ReplayView, engine: EngineReplay) -> None:
+    def __init__(self, view: ReplayView, engine: EngineReplay, *, decks: bool = True) -> None:
         self.view = view
         self.engine = engine
+        self.decks = decks  # the deal records carry their decks (a finished replay's do)
         self.seats = len(view.players)
         names = [player["name"] for player in view.players]
         self.labels = [
@@ -189,14 +191,21 @@ class _Player:
 
     def play(self, records: Sequence[Record]) -> None:
         for line, record in enumerate(records, start=2):
-            try:
-                self.record(line, record)
-            except (GameError, ValueError, KeyError, IndexError, TypeError) as error:
-                self.view.problem = (
-                    f"record {line}: the engine disagrees with the replay ({error}); "
-                    f"steps are shown up to there (arena replay --verify lists every disagreement)"
-                )
+            if not self.play_one(line, record):
                 return
+
+    def play_one(self, line: int, record: Record) -> bool:
+        """Step ``record``; False (and the view's problem said) where the engine
+        disagrees with it."""
+        try:
+            self.record(line, record)
+        except (GameError, ValueError, KeyError, IndexError, TypeError) as error:
+            self.view.problem = (
+                f"record {line}: the engine disagrees with the replay ({error}); "
+                f"steps are shown up to there (arena replay --verify lists every disagreement)"
+            )
+            return False
+        return True
 
     def step(
         self,
@@ -257,7 +266,7 @@ class _Player:
             self.step("match_end", -1, f"match over: {text}")
 
     def deal(self, line: int, record: DealRecord) -> None:
-        if record.deck is None:  # the reveal left this deck out
+        if record.deck is None and self.decks:  # the reveal left this deck out
             raise KeyError("deck")
         self.engine.feed(line, record)
         table = self.table
@@ -338,3 +347,42 @@ class _Player:
                 "max_reshuffles": first.rummy.max_reshuffles,
             }
         return state
+
+
+class StepFeed:
+    """The viewer's steps of a match in play, record by record as its replay grows.
+
+    Its replay does not reveal the seeds yet: ``seed`` (the match's, from the ladder)
+    deals each game here instead, so the table can be drawn; what of it a spectator
+    may see is the caller's to decide."""
+
+    def __init__(
+        self, header_line: dict[str, Json], header: MatchHeader, find: GameLookup, seed: int
+    ) -> None:
+        self.seed = seed
+        self.view = ReplayView(
+            game_id=str(header.game_id),
+            players=_players(header),
+            header=_header_fields(header_line),
+            drawable=True,
+            problem=None,
+        )
+        self._player: _Player | None = None
+        try:
+            self._player = _Player(
+                self.view, EngineReplay(find(header.game_id), header), decks=False
+            )
+        except (LookupError, ValueError) as error:
+            self.view.drawable = False
+            self.view.problem = f"this server cannot draw the game {header.game_id!r} ({error})"
+
+    def feed(self, line: int, record: Record) -> list[Step]:
+        """The steps ``record`` (line ``line`` of the file) adds."""
+        player = self._player
+        if player is None or self.view.problem is not None:
+            return []
+        if isinstance(record, GameStartRecord) and record.seed is None:
+            record = replace(record, seed=derive_seed(self.seed, 1, record.game))
+        before = len(self.view.steps)
+        player.play_one(line, record)
+        return self.view.steps[before:]

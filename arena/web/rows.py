@@ -154,7 +154,7 @@ class MatchDetail:
     status: str
     schedule: str  # the unit's key, e.g. rr:greedy:random:0
     unit: int
-    seed: int
+    seed: int | None  # None until every match of its unit is played (the same deals)
     attempts: int
     started: str | None
     finished: str | None
