@@ -139,6 +139,7 @@ bench: $(STAMP) $(REFERENCE_STAMP)
 	$(BIN)/python benchmarks/bench_fuzz.py
 	$(BIN)/python benchmarks/bench_web.py
 	$(BIN)/python benchmarks/bench_upload_memory.py
+	$(BIN)/python benchmarks/bench_ratings.py
 
 LINTED := arena tests benchmarks tools examples
 
