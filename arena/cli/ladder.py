@@ -538,6 +538,7 @@ def _flat_match(row: dict[str, Any]) -> dict[str, Any]:
 
 def _export(args: argparse.Namespace) -> int:
     store = LadderStore.open(args.db)
+    store.db.execute("BEGIN")  # one snapshot for every table, while the runner writes
     try:
         matches = store.finished_matches()
         if args.format == "json":
@@ -561,6 +562,7 @@ def _export(args: argparse.Namespace) -> int:
             rows = [match.to_json() for match in matches]
             text = table_text(rows, MATCH_COLUMNS, args.format, _flat_match)
     finally:
+        store.db.execute("COMMIT")
         store.close()
     if args.out:
         args.out.write_text(text)
