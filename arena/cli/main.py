@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "bots": ("bots", "list the bots found (built in, plugins, manifests in --manifests DIR)"),
     "ladder": ("ladder", "ladder competitions (TrueSkill, SQLite)"),
     "replay": ("replay", "print or verify a match replay"),
+    "ask": ("ask", "ask a bot saved decisions (positions) again; --expect: a regression suite"),
     "sprt": ("sprt", "sequential test: is a new bot version better than an old one?"),
     "check": ("check", "check that a bot follows the protocol and the rules (any language)"),
     "play": ("play", "play Gin Rummy against a bot in the terminal"),

@@ -1,5 +1,8 @@
 """``arena replay FILE``: print a replay hand by hand, ``--verify`` it, or show what one
-seat saw (``--seat N``); ``--game G`` and ``--hand K`` narrow any listing."""
+seat saw (``--seat N``); ``--game G`` and ``--hand K`` narrow any listing.  With
+``--seat N``: ``--ask BOT`` asks a bot that seat's decisions again (``--at G.H.S``
+only one, shown in full), ``--save POS.json`` writes ``--at``'s decision as a position
+for ``arena ask``."""
 
 from __future__ import annotations
 
@@ -7,9 +10,20 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from arena.cli.bot_options import add_plugin_options, plugins_from_args
+from arena.cli.ask import add_asking_options, bot_starter, decision_block
+from arena.cli.bot_options import plugins_from_args
 from arena.protocol.commitment import RevealCheck
+from arena.replays.ask import (
+    Asker,
+    AskReport,
+    SeatStream,
+    ask_stream,
+    load_for_asking,
+    position_at,
+    seat_stream,
+)
 from arena.replays.files import ReplayError, read_replay
+from arena.replays.positions import Coordinates
 from arena.replays.records import (
     ActionRecord,
     DealRecord,
@@ -50,7 +64,29 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--hand", type=int, metavar="K", help="only hand K of each game (numbered from 1)"
     )
-    add_plugin_options(parser)  # a plugin's game is read back through its plugin
+    parser.add_argument(
+        "--ask",
+        metavar="BOT",
+        help="with --seat N: send BOT (named as for arena match, started as it starts bots) "
+        "the messages seat N was sent, ask it each of the seat's decisions, and print "
+        "those it answers differently, then a summary",
+    )
+    parser.add_argument(
+        "--at",
+        metavar="G.H.S",
+        help="with --seat N: only the seat's decision at game G, hand H, step S (its S-th "
+        "decision in the hand; all from 1), shown in full",
+    )
+    parser.add_argument(
+        "--save",
+        type=Path,
+        metavar="POS",
+        help="with --seat N --at G.H.S: write that decision as a position file (its "
+        "messages, rules and recorded answer) for arena ask",
+    )
+    # How --ask starts its bot, and --repeat; also a plugin's game, read back through
+    # its plugin.
+    add_asking_options(parser)
     parser.set_defaults(run=_run)
 
 
@@ -64,7 +100,12 @@ def _run(args: argparse.Namespace) -> int:
     narrowed = args.seat is not None or args.game is not None or args.hand is not None
     if args.verify and narrowed:
         raise ReplayError("--verify checks the whole replay: it takes no --seat, --game or --hand")
-    find = plugins_from_args(args).game
+    plugins = plugins_from_args(args)
+    find = plugins.game
+    if args.ask is not None or args.at is not None or args.save is not None:
+        return _run_ask(args, plugins)
+    if args.repeat != 1:
+        raise ReplayError("--repeat asks again: it goes with --ask BOT --seat N")
     if args.seat is not None:
         for line in seat_view(args.file, args.seat, game=args.game, hand=args.hand, find=find):
             print(line)
@@ -190,3 +231,85 @@ def _print_record(record: Record, names: list[str], deals: dict[tuple[int, int],
                 for b in bots
             )
         )
+
+
+# -- asking a bot again -----------------------------------------------------------------
+
+
+def _run_ask(args: argparse.Namespace, plugins: Any) -> int:
+    if args.seat is None:
+        raise ReplayError("--ask, --at and --save are about one seat's decisions: add --seat N")
+    if args.verify or args.game is not None or args.hand is not None:
+        raise ReplayError(
+            "--ask, --at and --save take no --verify, --game or --hand (--at G.H.S picks one)"
+        )
+    if args.save is not None and args.at is None:
+        raise ReplayError("--save writes one decision: add --at G.H.S")
+    if args.repeat < 1:
+        raise ReplayError(f"--repeat must be at least 1, got {args.repeat}")
+    if args.repeat != 1 and args.ask is None:
+        raise ReplayError("--repeat asks again: it goes with --ask BOT")
+    at = Coordinates.parse(args.at) if args.at is not None else None
+    replay, spec = load_for_asking(args.file, args.seat, plugins.game)
+    stream = seat_stream(replay, spec, args.seat)
+    decision = stream.find(at) if at is not None else None
+    if args.save is not None and decision is not None:
+        position_at(stream, decision).write(args.save)
+        print(
+            f"{args.save}: seat {args.seat}'s decision {decision.at}, recorded {decision.recorded.action or decision.recorded.fault}"
+        )
+    if args.ask is None:
+        if args.save is None:  # --at alone: show the decision as recorded
+            assert decision is not None
+            for line in _block(stream, decision, [], full=True):
+                print(line)
+        return 0
+    start = bot_starter(
+        args, plugins, args.ask, spec.id, int(stream.header.time_control.get("startup_ms", 10_000))
+    )
+    with Asker(start) as asker:
+        report = ask_stream(stream, asker, at=decision, repeat=args.repeat)
+    for result in report.results:
+        if decision is not None or result.answer.verdict.value != "same" or not result.steady:
+            for line in _block(stream, result.decision, result.answers, full=decision is not None):
+                print(line)
+            print()
+    print(_summary(stream, args.ask, report, args.repeat))
+    return 0
+
+
+def _block(stream: SeatStream, decision: Any, answers: Any, *, full: bool) -> list[str]:
+    labels = stream.labels
+    verdict = answers[0].verdict.value if answers else "as recorded"
+    if len(answers) > 1 and len({(a.verdict, a.action) for a in answers}) > 1:
+        verdict += f"; answered differently over {len(answers)} asks"
+    heading = (
+        f"game {decision.at.game}, hand {decision.at.hand}, step {decision.at.step} "
+        f"(request {decision.request_id}): {verdict}"
+    )
+    return decision_block(
+        heading,
+        stream.spec.id,
+        stream.request(decision),
+        stream.seat,
+        lambda seat: labels[seat] if 0 <= seat < len(labels) else f"seat {seat}",
+        decision.recorded,
+        answers,
+        full=full,
+    )
+
+
+def _summary(stream: SeatStream, bot: str, report: AskReport, repeat: int) -> str:
+    name = stream.header.players[stream.seat]["name"]
+    line = f"seat {stream.seat} ({name}) asked again of {bot}: {report.summary()}"
+    if repeat > 1:
+        unsteady = report.unsteady
+        if unsteady:
+            first = unsteady[0].decision.at
+            line += (
+                f"; answered the same question differently at {len(unsteady)} "
+                f"decision{'s' * (len(unsteady) != 1)} over {repeat} asks (first: {first})"
+            )
+        else:
+            line += f"; the same answer every time over {repeat} asks"
+    return line

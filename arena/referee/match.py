@@ -11,7 +11,7 @@ import contextlib
 import random
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -86,7 +86,10 @@ class MatchConfig:
     """``seed`` makes the deals: callers draw it fresh (``referee.seeds``) unless the
     user asked for a reproducible one.  ``reveal_seed``: MatchEnd tells the bots the
     seed (and salt) of MatchStart's commitment; off where the same deals are played
-    again in another match (a duplicate set), whose cards the reveal would tell."""
+    again in another match (a duplicate set), whose cards the reveal would tell.
+    ``salt``: the commitment's salt, drawn fresh when ``None``; a re-run of a recorded
+    match (``arena.replays.ask``) gives the recorded one, so that its MatchStart
+    carries the recorded commitment."""
 
     spec: GameSpec
     games: int = 1
@@ -97,6 +100,7 @@ class MatchConfig:
     match_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
     max_deals: int = 200  # a game that would not end stops here (bots that never knock)
     reveal_seed: bool = True
+    salt: bytes | None = None
 
     @classmethod
     def of(
@@ -117,14 +121,19 @@ class MatchConfig:
 
 class _Match:
     def __init__(
-        self, config: MatchConfig, seats: Sequence[Seat], observers: Sequence[MatchObserver]
+        self,
+        config: MatchConfig,
+        seats: Sequence[Seat],
+        observers: Sequence[MatchObserver],
+        clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         self.config = config
+        self.clock = clock
         self.seats = list(seats)
         self.observers = list(observers)
         self.codec = codec_for(config.spec.id)
         self.rng = random.Random(derive_seed(config.seed, 2))  # replacement actions only
-        self.salt = new_salt()
+        self.salt = new_salt() if config.salt is None else config.salt
         self.commitment = seed_commitment(config.seed, self.salt)
         # The decks, kept back until the match is over: a replay is readable while
         # the match goes on, and a deck in it would tell the stock's order.
@@ -377,10 +386,10 @@ class _Match:
         except Exception as error:  # the seat's fault, never the referee's crash
             return await self._after_fault(table, seat, game, _unexpected(error), 0.0)
         hand = table.hand_number  # before the action: it may end the hand
-        started = time.perf_counter()
+        started = self.clock()
         try:
             reply = await connection.decide(message, request_id, per_decision + bank)
-            elapsed = time.perf_counter() - started
+            elapsed = self.clock() - started
             if elapsed > per_decision:
                 bank -= elapsed - per_decision
                 if bank < 0:
@@ -401,15 +410,13 @@ class _Match:
                     f"the engine refused {action!r}: {type(error).__name__}: {error}",
                 ) from None
         except BotFault as fault:
-            return await self._after_fault(table, seat, game, fault, time.perf_counter() - started)
+            return await self._after_fault(table, seat, game, fault, self.clock() - started)
         except IllegalActionError as error:
             illegal = BotFault(SeatStatus.ILLEGAL_ACTION, str(error))
-            return await self._after_fault(
-                table, seat, game, illegal, time.perf_counter() - started
-            )
+            return await self._after_fault(table, seat, game, illegal, self.clock() - started)
         except Exception as error:  # the connection or anything else serving this seat
             return await self._after_fault(
-                table, seat, game, _unexpected(error), time.perf_counter() - started
+                table, seat, game, _unexpected(error), self.clock() - started
             )
         self.records[seat].decision_seconds.append(elapsed)
         if self.observers:  # skip building the record when nobody listens (hot path)
@@ -527,16 +534,22 @@ def _forfeit_outcome(seats: int, forfeiters: Sequence[int], scores: Sequence[int
 
 
 def play_match(
-    config: MatchConfig, seats: Sequence[Seat], observers: Sequence[MatchObserver] = ()
+    config: MatchConfig,
+    seats: Sequence[Seat],
+    observers: Sequence[MatchObserver] = (),
+    *,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> MatchResult:
-    """Play ``config.games`` games between ``seats``.  Connections stay open (the caller closes them)."""
+    """Play ``config.games`` games between ``seats``.  Connections stay open (the caller closes them).
+    ``clock`` times the decisions (seconds): a re-run of a recorded match passes one
+    that advances by each recorded decision's time, so the banks run down as they did."""
     if not config.spec.min_seats <= len(seats) <= config.spec.max_seats:
         raise ValueError(
             f"{config.spec.id} needs {config.spec.min_seats}-{config.spec.max_seats} seats, got {len(seats)}"
         )
     if config.games < 1:
         raise ValueError(f"a match needs at least one game, got {config.games}")
-    match = _Match(config, seats, observers)
+    match = _Match(config, seats, observers, clock)
     try:
         # The coroutine returns nothing: asyncio.Runner formats its task, result and
         # all, when it puts the SIGINT handler back, and a match result can be long.

@@ -14,7 +14,7 @@ with a table works; only ``_game_details`` knows a game's own observation fields
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,6 +41,7 @@ __all__ = [
     "SelectionError",
     "check_selection",
     "dealt_hands",
+    "decision_lines",
     "event_text",
     "seat_labels",
     "seat_view",
@@ -330,33 +331,7 @@ class _View:
             yield f"    {text}"
 
     def decision(self, request: pb.DecisionRequest) -> Iterator[str]:
-        observation = request.observation
-        phase = pb.Phase.Name(observation.phase).removeprefix("PHASE_").lower()
-        hand = " ".join(observation.hand)
-        yield f"    your turn ({phase}): {hand}  [{len(observation.hand)} cards]"
-        pile = observation.discard_pile
-        top = (
-            f"top {pile[-1]} ({len(pile)} card{'s' if len(pile) != 1 else ''})" if pile else "empty"
-        )
-        parts = [f"discard pile {top}", f"stock {observation.stock_size}"]
-        for index, view in enumerate(observation.seats):
-            if index == self.seat:
-                continue
-            known = " ".join(view.known_cards) or "-"
-            out = ", out of the game" if view.eliminated else ""
-            parts.append(f"{self.who(index)}: {view.hand_size} cards, known {known}{out}")
-        yield "      " + "; ".join(parts)
-        details = _game_details(observation, self.who)
-        if observation.table:
-            details.insert(
-                0, "table " + "  ".join(_meld_text(meld, self.who) for meld in observation.table)
-            )
-        if observation.forbidden_discard:
-            details.append(f"may not discard {observation.forbidden_discard}")
-        details.append(
-            f"{len(request.legal_actions)} legal action{'s' if len(request.legal_actions) != 1 else ''}"
-        )
-        yield "      " + "; ".join(details)
+        yield from decision_lines(request, self.seat, self.who)
 
     def hand_end(self, end: pb.HandEnd) -> Iterator[str]:
         winner = f", won by {self.who(end.winner)}" if end.winner >= 0 else ", no winner"
@@ -383,6 +358,35 @@ class _View:
         return ReplayError(
             f"{self.path}:{line}: game {self.number}: {message} (arena replay --verify lists every disagreement)"
         )
+
+
+def decision_lines(request: pb.DecisionRequest, seat: int, who: Callable[[int], str]) -> list[str]:
+    """A decision as the seat's view shows it (``arena replay --seat``, ``--ask``): the
+    phase and hand, the pile and stock, the other seats, the game's own fields."""
+    observation = request.observation
+    phase = pb.Phase.Name(observation.phase).removeprefix("PHASE_").lower()
+    hand = " ".join(observation.hand)
+    lines = [f"    your turn ({phase}): {hand}  [{len(observation.hand)} cards]"]
+    pile = observation.discard_pile
+    top = f"top {pile[-1]} ({len(pile)} card{'s' if len(pile) != 1 else ''})" if pile else "empty"
+    parts = [f"discard pile {top}", f"stock {observation.stock_size}"]
+    for index, view in enumerate(observation.seats):
+        if index == seat:
+            continue
+        known = " ".join(view.known_cards) or "-"
+        out = ", out of the game" if view.eliminated else ""
+        parts.append(f"{who(index)}: {view.hand_size} cards, known {known}{out}")
+    lines.append("      " + "; ".join(parts))
+    details = _game_details(observation, who)
+    if observation.table:
+        details.insert(0, "table " + "  ".join(_meld_text(meld, who) for meld in observation.table))
+    if observation.forbidden_discard:
+        details.append(f"may not discard {observation.forbidden_discard}")
+    details.append(
+        f"{len(request.legal_actions)} legal action{'s' if len(request.legal_actions) != 1 else ''}"
+    )
+    lines.append("      " + "; ".join(details))
+    return lines
 
 
 # -- text forms of protocol messages --------------------------------------------------------

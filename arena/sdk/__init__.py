@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from arena.games.gin_rummy import GinObservation
     from arena.games.rummy import RummyObservation
     from arena.sdk.bot import GameEvent
+    from arena.sdk.positions import answer_position, position_decision
 
 __all__ = [
     "ADDRESS_VARIABLE",
@@ -46,6 +47,7 @@ __all__ = [
     "Reply",
     "RevealCheck",
     "RummyObservation",
+    "answer_position",
     "best_arrangement",
     "check_match_reveal",
     "deadwood_of_mask",
@@ -53,6 +55,7 @@ __all__ = [
     "knock_discards",
     "layoff_options",
     "min_deadwood",
+    "position_decision",
     "rummy",
     "seed_commitment",
     "serve",
@@ -66,6 +69,9 @@ _LAZY = {
     "GinObservation": ("arena.games.gin_rummy", "GinObservation"),
     "RummyObservation": ("arena.games.rummy", "RummyObservation"),
     "GameEvent": ("arena.sdk.bot", "GameEvent"),
+    # Saved positions, for a bot's unit tests: not needed to play.
+    "answer_position": ("arena.sdk.positions", "answer_position"),
+    "position_decision": ("arena.sdk.positions", "position_decision"),
 }
 
 

@@ -1,0 +1,95 @@
+"""Replays played in this process (no bot processes), for the tests that only read
+them, with every message each seat was sent kept on the side."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.bots.builtin import GreedyBot, GreedyRummyBot, RandomBot
+from arena.games.registry import find_game
+from arena.hosting.connection import InProcessConnection
+from arena.proto import bot_pb2 as pb
+from arena.referee.match import MatchConfig, Seat, play_match
+from arena.referee.settings import FaultPolicy
+from arena.replays.files import ReplayWriter
+from arena.sdk import Bot, Decision
+
+
+class Tap:
+    """An in-process bot's connection that keeps every message the referee sends it."""
+
+    def __init__(self, bot: Bot[Any, Any]) -> None:
+        self.inner = InProcessConnection(bot)
+        self.info = self.inner.info
+        self.sent: list[bytes] = []
+
+    async def start_match(self) -> None:
+        await self.inner.start_match()
+
+    async def send(self, message: bytes) -> None:
+        self.sent.append(message)
+        await self.inner.send(message)
+
+    async def decide(self, message: bytes, request_id: int, timeout: float) -> pb.DecisionReply:
+        self.sent.append(message)
+        return await self.inner.decide(message, request_id, timeout)
+
+    async def end_match(self) -> None:
+        await self.inner.end_match()
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+class Sloppy(GreedyBot):
+    """Greedy, but every fifth answer is an index past the end (a malformed reply)."""
+
+    name = "sloppy"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.count = 0
+
+    def decide(self, decision: Decision[Any, Any]) -> Any:
+        self.count += 1
+        if self.count % 5 == 0:
+            return len(decision.legal_actions) + 3
+        return super().decide(decision)
+
+
+def play_replay(
+    folder: Path,
+    game_id: str,
+    bots: list[Bot[Any, Any]],
+    *,
+    games: int = 1,
+    seed: int = 9,
+    faults: str = "forfeit",
+) -> tuple[Path, list[list[bytes]]]:
+    """A replay of a match between in-process bots, and what each seat was sent."""
+    config = MatchConfig(
+        find_game(game_id),
+        games=games,
+        seed=seed,
+        hands_only=True,
+        fault_policy=FaultPolicy.parse(faults),
+    )
+    path = folder / f"{config.match_id}.jsonl"
+    taps = [Tap(bot) for bot in bots]
+    seats = [Seat(tap, tap.info.name) for tap in taps]
+    play_match(config, seats, [ReplayWriter(path)])
+    return path, [tap.sent for tap in taps]
+
+
+@pytest.fixture
+def gin_replay(tmp_path: Path) -> Path:
+    path, _ = play_replay(tmp_path, "gin-rummy/standard", [GreedyBot(), RandomBot()], games=2)
+    return path
+
+
+@pytest.fixture
+def rummy_bots() -> list[Bot[Any, Any]]:
+    return [GreedyRummyBot(), RandomBot(), GreedyRummyBot()]

@@ -1,0 +1,92 @@
+"""The re-ask's stream is what the seat was sent: byte for byte, in order, whatever
+the game, the seats and the faults; a position round-trips through its file, and the
+SDK turns it back into the decision and the answer."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.bots.builtin import GreedyBot, GreedyRummyBot, RandomBot
+from arena.games.gin_rummy import parse_action
+from arena.replays.ask import load_for_asking, position_at, seat_stream
+from arena.replays.files import read_replay
+from arena.replays.positions import Coordinates, read_position
+from arena.replays.records import ActionRecord, FaultRecordLine
+from arena.sdk import Bot, answer_position, position_decision
+
+from .conftest import Sloppy, play_replay
+
+Bots = Callable[[], list[Bot[Any, Any]]]
+CASES: dict[str, tuple[str, Bots, str]] = {
+    "gin": ("gin-rummy/standard", lambda: [GreedyBot(), RandomBot()], "forfeit"),
+    "rummy-3": (
+        "rummy/jokers",
+        lambda: [GreedyRummyBot(), RandomBot(), GreedyRummyBot()],
+        "forfeit",
+    ),
+    "rummy-6": ("rummy/deuces", lambda: [RandomBot(), GreedyRummyBot()] * 3, "forfeit"),
+    "replaced": ("gin-rummy/classic", lambda: [Sloppy(), RandomBot()], "random:1000"),
+    "forfeit": ("gin-rummy/standard", lambda: [RandomBot(), Sloppy()], "forfeit"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_the_stream_is_what_each_seat_was_sent(tmp_path: Path, case: str) -> None:
+    game_id, bots, faults = CASES[case]
+    path, sent = play_replay(tmp_path, game_id, bots(), games=2, faults=faults)
+    records = read_replay(path).records
+    if case in ("replaced", "forfeit"):
+        assert any(isinstance(record, FaultRecordLine) for record in records)
+    for seat, messages in enumerate(sent):
+        replay, spec = load_for_asking(path, seat)
+        stream = seat_stream(replay, spec, seat)
+        assert stream.frames == messages
+        actions = [
+            record for record in records if isinstance(record, ActionRecord) and record.seat == seat
+        ]
+        forfeits = [
+            record
+            for record in records
+            if isinstance(record, FaultRecordLine)
+            and record.seat == seat
+            and record.consequence == "forfeit"
+        ]
+        assert len(stream.decisions) == len(actions) + len(forfeits)
+        assert [d.recorded.action for d in stream.decisions if d.recorded.action] == [
+            a.action for a in actions
+        ]
+
+
+def test_a_position_round_trips_and_the_sdk_answers_it(gin_replay: Path, tmp_path: Path) -> None:
+    replay, spec = load_for_asking(gin_replay, 0)
+    stream = seat_stream(replay, spec, 0)
+    for decision in stream.decisions[::7]:
+        position = position_at(stream, decision)
+        file = tmp_path / f"{decision.at}.json"
+        position.write(file)
+        again = read_position(file)
+        assert again.to_json() == position.to_json()
+        assert again.path == file
+        assert again.messages == stream.frames[: decision.frame + 1]
+        assert again.match_start.seed_commitment.hex() == replay.header.seed_commitment
+        assert again.match_start.seat == 0
+        assert again.expect == [decision.recorded.action]
+        # The SDK: the very request, and greedy's answer after the whole stream.
+        request = position_decision(file)
+        assert request.message == stream.request(decision)
+        assert str(parse_action(decision.recorded.action)) in {
+            str(a) for a in request.legal_actions
+        }
+        assert str(answer_position(GreedyBot(), file)) == decision.recorded.action
+
+
+def test_coordinates_read_and_write() -> None:
+    assert str(Coordinates.parse("2.10.3")) == "2.10.3"
+    assert Coordinates(1, 2, 3) < Coordinates(1, 3, 1)
+    for bad in ("1.2", "a.b.c", "0.1.1", "1.2.3.4"):
+        with pytest.raises(ValueError, match="--at"):
+            Coordinates.parse(bad)
