@@ -74,6 +74,7 @@ MANIFEST = "backup.json"
 OBJECTS = ".arena-backup-objects"
 FORMAT = 1
 _CHUNK = 1024 * 1024
+_SIBLINGS = 3  # the newest backups beside a new one whose manifests it reads
 _PRUNE_AGE = 3600.0  # seconds: an object younger than this may be a concurrent backup's
 
 
@@ -170,21 +171,25 @@ def _check_destination(db: Path, dest: Path) -> None:
 
 
 def _known_objects(objects: Path, parent: Path) -> dict[tuple[str, int, int], str]:
-    """What the sibling backups' manifests say each source file's content is, keyed by
-    (source, size, mtime_ns): a file unchanged since is linked without being read."""
+    """What the newest sibling backups' manifests say each source file's content is,
+    keyed by (source, size, mtime_ns): a file unchanged since is linked without being
+    read.  The newest few suffice (each holds what the ladder had then), and reading
+    every old manifest of a long series would cost more than it saves."""
     known: dict[tuple[str, int, int], str] = {}
+    manifests = []
     with contextlib.suppress(OSError):
         for sibling in parent.iterdir():
             manifest = sibling / MANIFEST
-            if not manifest.is_file():
-                continue
-            try:
-                files = BackupManifest.from_json(manifest.read_text(encoding="utf-8")).files
-            except (ValueError, KeyError, TypeError):
-                continue  # not one of ours, or damaged: it only costs a re-read
-            for item in files:
-                if _object(objects, item.sha256).exists():
-                    known[(item.source, item.size, item.mtime_ns)] = item.sha256
+            with contextlib.suppress(OSError):
+                manifests.append((manifest.stat().st_mtime_ns, manifest))
+    for _, manifest in sorted(manifests, reverse=True)[:_SIBLINGS]:
+        try:
+            files = BackupManifest.from_json(manifest.read_text(encoding="utf-8")).files
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # not one of ours, or damaged: it only costs a re-read
+        for item in files:
+            if _object(objects, item.sha256).exists():
+                known.setdefault((item.source, item.size, item.mtime_ns), item.sha256)
     return known
 
 

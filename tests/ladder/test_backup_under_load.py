@@ -133,3 +133,49 @@ def test_backup_mid_run_restore_and_resume(tmp_path: Path) -> None:
     )
     assert again.returncode == 0, again.stderr
     assert f"{len(at_backup)} unchanged file(s) linked" in again.stdout
+
+
+def test_rerate_while_the_ladder_runs(tmp_path: Path) -> None:
+    """Re-rated with OpenSkill mid-run: the runner rates the rest with OpenSkill on top
+    of the new ratings, so a second re-rate with OpenSkill at the end changes nothing."""
+    config = tmp_path / "load.toml"
+    config.write_text(CONFIG, encoding="utf-8")
+    db = tmp_path / "load.sqlite"
+    assert main(["ladder", "create", str(config), "--db", str(db)]) == 0
+    command = [str(ARENA), "ladder", "run", str(db), "--quiet", "--no-leaderboard"]
+    with open(tmp_path / "run.log", "w") as log:
+        runner = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            deadline = time.monotonic() + 180
+            while count(db, "SELECT COUNT(*) FROM units WHERE rated = 1") < 2:
+                assert runner.poll() is None, (tmp_path / "run.log").read_text()
+                assert time.monotonic() < deadline, "no unit rated in time"
+                time.sleep(0.05)
+            switched = subprocess.run(
+                [str(ARENA), "ladder", "rerate", str(db), "--system", "openskill"],
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+            )
+            assert switched.returncode == 0, switched.stderr
+            assert "ratings by openskill (was trueskill)" in switched.stdout
+            assert runner.wait(timeout=300) == 0, (tmp_path / "run.log").read_text()
+        finally:
+            if runner.poll() is None:
+                runner.kill()
+                runner.wait()
+    rated_at_switch = int(switched.stdout.split(" rating update")[0].rsplit(" ", 1)[-1])
+    assert rated_at_switch < UNITS, "re-rated after the run had ended"
+    check_whole(db)
+    ratings = read(db, "SELECT name, mu, sigma FROM bots ORDER BY name")
+    history = read(db, "SELECT unit_id, bot_id, rank, mu_after, sigma_after FROM rating_history")
+    again = subprocess.run(
+        [str(ARENA), "ladder", "rerate", str(db)], capture_output=True, text=True, check=False
+    )
+    assert again.returncode == 0, again.stderr
+    assert f"ratings by openskill: {UNITS} rating updates" in again.stdout
+    assert read(db, "SELECT name, mu, sigma FROM bots ORDER BY name") == ratings
+    assert read(db, "SELECT unit_id, bot_id, rank, mu_after, sigma_after FROM rating_history") == (
+        history
+    )
