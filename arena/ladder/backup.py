@@ -298,7 +298,20 @@ def backup(db: Path, dest: Path, *, replays: bool = False) -> BackupSummary:
     """Back the ladder in ``db`` up into the new (or empty) folder ``dest``, with its
     submitted versions' archives and, with ``replays``, its finished matches' replays."""
     _check_destination(db, dest)
+    made = not dest.exists()
     private_folder(dest)
+    try:
+        return _backup_into(db, dest, replays)
+    except BaseException:  # a half-made backup is no backup: leave the folder as it was
+        if made:
+            shutil.rmtree(dest, ignore_errors=True)
+        else:
+            for entry in list(dest.iterdir()):
+                shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
+        raise
+
+
+def _backup_into(db: Path, dest: Path, replays: bool) -> BackupSummary:
     database = dest / db.name
     _copy_database(db, database)
     store = _Store(dest)
@@ -438,9 +451,7 @@ def restore(folder: Path, db: Path) -> RestoreSummary:
     folder and, if the backup has them, its replays in a replay folder of its own)."""
     manifest = read_manifest(folder)
     _check_target(db)
-    db_folder = db.resolve().parent
-    if not db_folder.is_dir():
-        raise BackupError(f"{db}: its folder {db_folder} does not exist")
+    private_folder(db.resolve().parent)
     root = _data_root(db)
     old_root = f"{manifest.source}.data"
     data = [item for item in manifest.files if item.path.startswith("data/")]

@@ -233,3 +233,24 @@ def test_restore_through_the_command_line_says_how_to_resume(
     assert f"resume it with: arena ladder run {target}" in out
     assert rows(target, "SELECT COUNT(*) FROM matches WHERE status = 'finished'") == [(2,)]
     assert (folder / MANIFEST).is_file()
+
+
+def test_a_backup_that_fails_leaves_no_half_backup(
+    ladder: LadderStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import arena.ladder.backup as module
+
+    def full_disk(self: object, source: Path, relative: str) -> object:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(module._Store, "put", full_disk)
+    new, empty = tmp_path / "backups" / "new", tmp_path / "backups" / "empty"
+    empty.mkdir(parents=True)
+    for folder in (new, empty):
+        with pytest.raises(OSError, match="No space left"):
+            backup(ladder.path, folder, replays=True)
+    assert not new.exists() and empty.is_dir() and not any(empty.iterdir())
+    monkeypatch.undo()
+    done = backup(ladder.path, empty, replays=True)  # the empty folder is still usable
+    back = restore(done.folder, tmp_path / "made" / "on" / "restore.sqlite")
+    assert back.database.is_file()  # its folders made
