@@ -44,7 +44,8 @@ import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
+from pathlib import Path, PurePosixPath
+from typing import Any
 
 from arena.errors import ArenaError
 from arena.ladder.replay_folder import claim_replay_folder
@@ -386,6 +387,13 @@ def read_manifest(folder: Path) -> BackupManifest:
         raise BackupError(f"{path}: not a backup's manifest: {error}") from None
     if manifest.format != FORMAT:
         raise BackupError(f"{path}: backup format {manifest.format}, this arena reads {FORMAT}")
+    for item in (manifest.database, *manifest.files):
+        parts = PurePosixPath(item.path).parts
+        inside = parts and parts[0] in ("data", "replays") and len(parts) > 1
+        if item is manifest.database:
+            inside = len(parts) == 1 and parts[0] not in (".", "..", MANIFEST)
+        if not inside or ".." in parts or PurePosixPath(item.path).is_absolute():
+            raise BackupError(f"{path}: names a file outside the backup: {item.path!r}")
     return manifest
 
 
@@ -452,10 +460,6 @@ def restore(folder: Path, db: Path) -> RestoreSummary:
     manifest = read_manifest(folder)
     _check_target(db)
     private_folder(db.resolve().parent)
-    root = _data_root(db)
-    old_root = f"{manifest.source}.data"
-    data = [item for item in manifest.files if item.path.startswith("data/")]
-    replays = [item for item in manifest.files if item.path.startswith("replays/")]
     config = json.loads(_read_config(folder / manifest.database.path))
     replay_folder: Path | None = None
     old_replays = manifest.replays_from or config.get("replays")
@@ -467,6 +471,25 @@ def restore(folder: Path, db: Path) -> RestoreSummary:
                 f"{db}: cannot make a replay folder under {Path(old_replays).parent}: "
                 f"{error.strerror or error}"
             ) from None
+    try:
+        return _restore_files(folder, db, manifest, config, replay_folder, old_replays)
+    except BaseException:  # no ladder at db: nor its data folder, so the same command can rerun
+        shutil.rmtree(_data_root(db), ignore_errors=True)
+        raise
+
+
+def _restore_files(
+    folder: Path,
+    db: Path,
+    manifest: BackupManifest,
+    config: dict[str, Any],
+    replay_folder: Path | None,
+    old_replays: str | None,
+) -> RestoreSummary:
+    root = _data_root(db)
+    old_root = f"{manifest.source}.data"
+    data = [item for item in manifest.files if item.path.startswith("data/")]
+    replays = [item for item in manifest.files if item.path.startswith("replays/")]
     for item in replays:
         assert replay_folder is not None
         _copy_verified(folder / item.path, replay_folder / item.path.removeprefix("replays/"), item)

@@ -158,18 +158,32 @@ def test_a_second_backup_beside_the_first_stores_only_what_changed(
     assert back.files == 6
 
 
+@pytest.mark.parametrize("which", ["replays/", "season.sqlite", "data/"])
 def test_a_damaged_backup_is_refused_and_nothing_is_left(
-    ladder: LadderStore, tmp_path: Path
+    ladder: LadderStore, tmp_path: Path, which: str
 ) -> None:
     done = backup(ladder.path, tmp_path / "b", replays=True)
-    replay = next(item for item in done.manifest.files if item.path.startswith("replays/"))
-    damaged = done.folder / replay.path
+    files = [done.manifest.database, *done.manifest.files]
+    damaged = done.folder / next(item.path for item in files if item.path.startswith(which))
     os.chmod(damaged, 0o600)
-    damaged.write_text("tampered\n")
+    damaged.write_bytes(damaged.read_bytes() + b"tampered")
     target = tmp_path / "new.sqlite"
     with pytest.raises(BackupError, match=r"damaged: its SHA-256 is .*, the backup recorded"):
         restore(done.folder, target)
     assert not target.exists() and not Path(f"{target}.data").exists()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith((".new", "new"))] == []
+
+
+def test_a_manifest_naming_files_outside_the_backup_is_refused(
+    ladder: LadderStore, tmp_path: Path
+) -> None:
+    done = backup(ladder.path, tmp_path / "b", replays=True)
+    manifest = json.loads((done.folder / MANIFEST).read_text())
+    manifest["files"][0]["path"] = "replays/../../outside"
+    (done.folder / MANIFEST).write_text(json.dumps(manifest))
+    with pytest.raises(BackupError, match=r"names a file outside the backup: 'replays/\.\./"):
+        restore(done.folder, tmp_path / "new.sqlite")
+    assert not (tmp_path / "new.sqlite").exists()
 
 
 def refused(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
