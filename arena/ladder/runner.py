@@ -9,6 +9,7 @@ finished matches are never lost or counted twice; matches in flight re-run.
 from __future__ import annotations
 
 import logging
+import sqlite3
 import sys
 import time
 from collections.abc import Iterator
@@ -34,8 +35,10 @@ from arena.ladder.jobs import (
     Lost,
     MatchExecutor,
     MatchJob,
+    Outcome,
     Played,
 )
+from arena.ladder.match_metrics import match_counts
 from arena.ladder.progress import Progress, match_note
 from arena.ladder.schedule import Unit, continuous_pick, gauntlet, lineups, round_robin
 from arena.ladder.wakeup import DatabaseWatch, StopRequest
@@ -45,6 +48,7 @@ from arena.ratings import DEFAULT_ENV, RatingEnv
 from arena.referee.results import MatchResult
 from arena.storage.heartbeat import BEAT_SECONDS, RunnerState, write_heartbeat
 from arena.storage.ladder_store import BotStatus, LadderStore, MatchStatus
+from arena.storage.metric_counts import add_counts
 from arena.storage.submissions_store import submitted_bot_names, submitted_versions
 from arena.submissions.layout import DataLayout
 from arena.submissions.stored import StoredVersionError, open_version
@@ -312,6 +316,14 @@ class _Run:
                 raise
             self.started += 1
 
+    def _count(self, outcome: Outcome) -> None:
+        """Add the match to the metric counts, once it is recorded (a crash in between
+        loses its counts, never its result)."""
+        try:
+            add_counts(self.store.db, match_counts(outcome))
+        except sqlite3.Error as error:  # metrics never stop a ladder
+            log.warning("metric counts not written: %s", error)
+
     def collect(self, finished: Finished, executor: MatchExecutor) -> None:
         """Record what became of one match."""
         store, summary, match_id = self.store, self.summary, finished.match_id
@@ -350,6 +362,7 @@ class _Run:
                         notes.append(f"suspended: {', '.join(recorded.suspended)}")
                     faulty = bool(result.faults()) or bool(recorded.suspended)
                     self.bar.update(summary.finished, "  ".join(filter(None, notes)), keep=faulty)
+        self._count(finished.outcome)
 
 
 def _prepare(

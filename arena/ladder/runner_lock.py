@@ -1,4 +1,5 @@
-"""One runner per ladder: an exclusive ``flock`` on ``DB.runner.lock`` beside the database.
+"""One runner per ladder: an exclusive ``flock`` on ``DB.runner.lock`` beside the database
+(and one ``arena compete`` per ladder: ``DB.compete.lock``, the same way).
 
 The kernel drops the lock when its holder dies (even by ``kill -9``), so a crashed
 runner never leaves a ladder locked; the file holds the holder's pid so that a refusal
@@ -23,8 +24,8 @@ class LadderBusy(ArenaError, ValueError):
     """Another process runs this ladder (names its pid)."""
 
 
-def lock_path(db: Path) -> Path:
-    return db.with_name(db.name + ".runner.lock")
+def lock_path(db: Path, role: str = "runner") -> Path:
+    return db.with_name(f"{db.name}.{role}.lock")
 
 
 def _holder_pid(fd: int) -> int | None:
@@ -35,10 +36,11 @@ def _holder_pid(fd: int) -> int | None:
     return int(text) if text.isdigit() else None
 
 
-def held_by(db: Path) -> int | None:
-    """The pid of the process that runs this ladder now, or None when none does."""
+def held_by(db: Path, role: str = "runner") -> int | None:
+    """The pid of the process that runs this ladder now (as ``role``), or None when none
+    does (-1: one does, but its pid cannot be read)."""
     try:
-        fd = os.open(lock_path(db), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fd = os.open(lock_path(db, role), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError:
         return None
     try:
@@ -56,9 +58,9 @@ def held_by(db: Path) -> int | None:
 class RunnerLock:
     """Held while a process runs the ladder; ``LadderBusy`` if another already does."""
 
-    def __init__(self, db: Path) -> None:
+    def __init__(self, db: Path, role: str = "runner") -> None:
         self.db = db
-        self.path = lock_path(db)
+        self.path = lock_path(db, role)
         self._fd: int | None = None
 
     def __enter__(self) -> RunnerLock:

@@ -239,6 +239,17 @@ CREATE TABLE runner (
 )
 """
 
+# Version 8: counts the runner keeps for ``/metrics`` (issue 29): what only the runner sees
+# (each decision's time, each bot start), added up by metric and labels.
+_V8 = """
+CREATE TABLE metric_counts (
+    metric TEXT NOT NULL,            -- a Prometheus sample name, e.g. arena_decision_seconds_bucket
+    labels TEXT NOT NULL,            -- its labels as sorted JSON pairs, e.g. [["le","0.1"]]
+    value REAL NOT NULL,
+    PRIMARY KEY (metric, labels)
+)
+"""
+
 # Migration N takes a database from version N-1 to N.  Append, never edit.
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _statements(_V1),
@@ -248,6 +259,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _statements(_V5),
     _statements(_V6),
     _statements(_V7),
+    _statements(_V8),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
