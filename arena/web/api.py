@@ -1,6 +1,7 @@
 """The JSON API: every page's data, as the queries return it (documented by OpenAPI at
 ``/api/openapi.json``)."""
 
+import json
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -10,7 +11,7 @@ from pydantic import TypeAdapter
 from arena.web import queries
 from arena.web.context import LadderDependency, WebContext, replay_or_404, web
 from arena.web.ladders import Ladder
-from arena.web.replay_view import ReplayView
+from arena.web.replay_view import PositionUnavailable, ReplayView, position_json
 from arena.web.security import MAX_ID  # also registers the {...:id} convertor
 
 __all__ = ["LadderEntry", "LadderIndex", "api_router", "as_json", "index_router"]
@@ -141,6 +142,40 @@ def api_router(ladder_of: LadderDependency, suffix: str) -> APIRouter:
         hand's end, the reveal.  ``drawable`` is false (and ``problem`` says why) for a
         game this server cannot re-play; ``events`` lists the records either way."""
         return as_json(replay_or_404(context, ladder, match_id))
+
+    @router.get(
+        "/matches/{match_id:id}/position",
+        response_model=dict[str, Any],
+        operation_id=f"position{suffix}",
+    )
+    def position(
+        ladder: LadderArg,
+        match_id: int,
+        context: Annotated[WebContext, Depends(web)],
+        seat: Annotated[int | None, Query(ge=0, le=63)] = None,
+        at: Annotated[
+            str | None, Query(pattern=r"^[1-9][0-9]{0,3}\.[1-9][0-9]{0,3}\.[1-9][0-9]{0,3}$")
+        ] = None,
+    ) -> Response:
+        """Seat ``seat``'s decision ``at`` (``G.H.S``: game, hand, the seat's step in the
+        hand, from 1; a replay step's ``decision``) as a position file: every message the
+        seat was sent up to it and the recorded answer (docs/REPLAY.md, "Positions"), for
+        ``arena ask BOT FILE``.  Sent as a download."""
+        path = context.replay_file(ladder, match_id)
+        if path is None:  # an absent match is a 404 whatever else the request says
+            raise HTTPException(404, f"match {match_id} has no replay here")
+        if seat is None or at is None:
+            raise HTTPException(422, "a position is named by ?seat=N&at=G.H.S")
+        try:
+            data = position_json(path, seat, at, context.find)
+        except PositionUnavailable as error:
+            raise HTTPException(404, f"match {match_id}: {error}") from None
+        name = f"match{match_id}-seat{seat}-{at}.json"
+        return Response(
+            json.dumps(data, indent=1),
+            media_type="application/json",
+            headers={"Content-Disposition": f'attachment; filename="{name}"'},
+        )
 
     @router.get(
         "/crosstable", response_model=queries.Crosstable, operation_id=f"crosstable{suffix}"

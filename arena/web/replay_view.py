@@ -17,11 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from arena.cards import derive_seed
+from arena.errors import ArenaError
 from arena.games.base import GameError
 from arena.proto import bot_pb2 as pb
 from arena.protocol.table import Table
+from arena.replays.ask import load_for_asking, position_at, seat_stream
 from arena.replays.engine import EngineReplay, GameLookup
 from arena.replays.files import read_replay
+from arena.replays.positions import Coordinates
 from arena.replays.records import (
     ActionRecord,
     DealRecord,
@@ -53,6 +56,10 @@ class Step:
     private: str  # what only ``seat`` saw (the card it drew from the stock), or ""
     comment: str  # the bot's comment on its action
     state: dict[str, Any] | None  # the table after this step (None: no table to show)
+    # An action step's decision as ``arena replay --at`` names it (``G.H.S``: game, hand
+    # and the seat's step in the hand, from 1), for the command that asks it again and
+    # its position file (``/matches/ID/position?seat=N&at=G.H.S``); "" for other steps.
+    decision: str = ""
 
 
 @dataclass
@@ -175,6 +182,7 @@ class _Player:
         self.ends: list[pb.HandEnd] = []
         self.last_end: dict[str, Any] | None = None
         self.last_state: dict[str, Any] | None = None
+        self.decisions = [0] * self.seats  # each seat's decisions in the current hand
 
     def who(self, seat: int) -> str:
         return self.labels[seat] if 0 <= seat < len(self.labels) else f"seat {seat}"
@@ -214,12 +222,13 @@ class _Player:
         text: str,
         private: str = "",
         comment: str = "",
+        decision: str = "",
     ) -> None:
         if self.table is not None and self.hand is not None:
             self.last_state = self.state()
         state = self.last_state  # after a game's end: the table as it was left
         self.view.steps.append(
-            Step(self.game, self.hand_number, kind, seat, text, private, comment, state)
+            Step(self.game, self.hand_number, kind, seat, text, private, comment, state, decision)
         )
 
     def record(self, line: int, record: Record) -> None:
@@ -275,6 +284,7 @@ class _Player:
         self.hand_number = int(record.hand)
         self.shown = 0
         self.last_end = None
+        self.decisions = [0] * self.seats
         dealer = int(record.dealer)
         told = self.events()
         self.step("deal", dealer, f"hand {self.hand_number}: {self.who(dealer)} deals; {told}")
@@ -293,7 +303,11 @@ class _Player:
         private = " ".join(sorted(gained.elements())) if drew_stock and gained else ""
         flag = " (played by the referee: the bot's reply was refused)" if record.replaced else ""
         told = self.events() or f"{self.who(actor)}: {record.action}"
-        self.step("action", actor, told + flag, private, str(record.comment or ""))
+        decision = ""
+        if 0 <= actor < self.seats:
+            self.decisions[actor] += 1
+            decision = f"{self.game + 1}.{self.hand_number + 1}.{self.decisions[actor]}"
+        self.step("action", actor, told + flag, private, str(record.comment or ""), decision)
 
     def events(self) -> str:
         """The hand's public events since the last step, in words."""
@@ -386,3 +400,45 @@ class StepFeed:
         before = len(self.view.steps)
         player.play_one(line, record)
         return self.view.steps[before:]
+
+
+class PositionUnavailable(ArenaError, LookupError):
+    """Why a match's replay has no such position (a 404's reason); the message names
+    no file."""
+
+
+def position_json(path: Path, seat: int, at: str, find: GameLookup) -> dict[str, Any]:
+    """Seat ``seat``'s decision ``at`` (``G.H.S``) of the replay at ``path`` as a position
+    file's JSON (docs/REPLAY.md, "Positions"), for the match page's download.  Refused
+    with ``PositionUnavailable`` (a message without the file's path): a seat or a
+    decision the match does not have, a replay that cannot be asked again (unfinished,
+    or one that does not verify)."""
+    try:
+        coordinates = Coordinates.parse(at)
+    except ValueError as error:
+        raise PositionUnavailable(str(error).removeprefix("--at ")) from None
+    try:
+        header = read_replay(path).header
+        if not 0 <= seat < len(header.players):
+            raise PositionUnavailable(
+                f"seat {seat}: the match has seats 0-{len(header.players) - 1}"
+            )
+        replay, spec = load_for_asking(path, seat, find)
+        stream = seat_stream(replay, spec, seat)
+    except ValueError:  # ReplayError, and a header the referee's settings refuse
+        raise PositionUnavailable(
+            "its replay cannot be re-played for a seat (the match is not over, or the "
+            "replay does not verify: arena replay --verify)"
+        ) from None
+    found = [decision for decision in stream.decisions if decision.at == coordinates]
+    if not found:
+        span = (
+            f"its decisions run from {stream.decisions[0].at} to {stream.decisions[-1].at}"
+            if stream.decisions
+            else "it made none"
+        )
+        raise PositionUnavailable(f"seat {seat} has no decision {coordinates} ({span})")
+    position = position_at(stream, found[0])
+    data = position.to_json()
+    data["replay"] = f"{header.match_id}.jsonl"  # the file's own name stays on the server
+    return data

@@ -10,6 +10,9 @@
   let replay = null;
   let index = 0;
   let viewAs = -1; // -1: from above; else the seat whose view is shown
+  // A decision's position file: the replay's route with /position in place of /replay.
+  const positionRoute = viewer.dataset.replay.replace(/\/replay$/, "/position");
+  const matchId = (viewer.dataset.replay.match(/\/matches\/(\d+)\/replay$/) || [])[1] || "match";
 
   function el(tag, className, text) {
     const node = document.createElement(tag);
@@ -61,6 +64,7 @@
     $("step-text").textContent = step.text;
     $("step-private").textContent = step.private && visible(step.seat) ? "(drew " + step.private + ")" : "";
     $("step-comment").textContent = step.comment ? "# " + step.comment : "";
+    drawReask(step);
     if (!state) return;
     $("stock").textContent = String(state.stock);
     const pile = $("discard");
@@ -129,6 +133,58 @@
     }
   }
 
+  // A word as a POSIX shell reads it back: bare when safe, else in single quotes.
+  function shellWord(word) {
+    return /^[A-Za-z0-9._\/:@+-]+$/.test(word) ? word : "'" + word.replace(/'/g, "'\\''") + "'";
+  }
+
+  function commandLine(label, text) {
+    const line = el("div", "reask-command");
+    line.appendChild(el("span", "muted", label + " "));
+    const code = el("code", "", text);
+    line.appendChild(code);
+    const copy = el("button", "copy", "copy");
+    copy.type = "button";
+    copy.addEventListener("click", () => {
+      const done = () => { copy.textContent = "copied"; };
+      if (navigator.clipboard && window.isSecureContext) {
+        navigator.clipboard.writeText(text).then(done, () => selectText(code));
+      } else {
+        selectText(code);
+      }
+    });
+    line.appendChild(copy);
+    return line;
+  }
+
+  function selectText(node) {
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    const selection = window.getSelection();
+    selection.removeAllRanges();
+    selection.addRange(range);
+  }
+
+  // At a seat's decision: the position file to download, and the commands that ask a
+  // bot that decision again (docs/REPLAY.md, "Asking a bot again").
+  function drawReask(step) {
+    const box = $("reask");
+    box.replaceChildren();
+    if (step.kind !== "action" || !step.decision || step.seat < 0) return;
+    const seat = step.seat;
+    const file = "match" + matchId + "-seat" + seat + "-" + step.decision + ".json";
+    const bot = shellWord(replay.players[seat] ? replay.players[seat].name : "BOT");
+    const link = el("a", "", "position file");
+    link.href = positionRoute + "?seat=" + seat + "&at=" + encodeURIComponent(step.decision);
+    link.download = file;
+    const head = el("div", "");
+    head.appendChild(el("span", "muted", "ask this decision (seat " + seat + ", " + step.decision + ") again: "));
+    head.appendChild(link);
+    box.appendChild(head);
+    box.appendChild(commandLine("with it:", "arena ask " + bot + " " + file));
+    box.appendChild(commandLine("with the replay:", "arena replay REPLAY.jsonl --seat " + seat + " --at " + step.decision + " --ask " + bot));
+  }
+
   function go(to) {
     index = Math.max(0, Math.min(replay.steps.length - 1, to));
     draw();
@@ -169,6 +225,9 @@
 
   function start(data) {
     replay = data;
+    const reask = el("div", "reask");
+    reask.id = "reask";
+    viewer.querySelector(".happened").after(reask);
     $("first-step").addEventListener("click", () => go(0));
     $("last-step").addEventListener("click", () => go(replay.steps.length - 1));
     $("prev").addEventListener("click", () => go(index - 1));
