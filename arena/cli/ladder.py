@@ -41,9 +41,7 @@ DB_HELP = "the ladder's database (made by `arena ladder create`)"
 
 
 def register(commands: Any) -> None:
-    ladder = commands.add_parser(
-        "ladder", help="ladder competitions (TrueSkill or OpenSkill ratings, SQLite)"
-    )
+    ladder = commands.add_parser("ladder", help="ladder competitions (TrueSkill, SQLite)")
     sub = ladder.add_subparsers(dest="ladder_command", required=True, metavar="ACTION")
 
     create = sub.add_parser("create", help="create a ladder database from a TOML config")
