@@ -140,9 +140,14 @@ class RestoreSummary:
 
 
 def runner_pid(db: Path) -> int | None:
-    """The pid of the process that runs this ladder now (it holds ``DB.runner.lock``,
+    """The pid of the process that runs this ladder now (``arena ladder run`` holds
+    ``DB.runner.lock``, ``arena compete`` also ``DB.compete.lock``: see
     :mod:`arena.ladder.runner_lock`), -1 if it cannot be read, or None."""
-    return held_by(db)
+    for role in ("runner", "compete"):
+        pid = held_by(db, role)
+        if pid is not None:
+            return pid
+    return None
 
 
 def _now() -> str:

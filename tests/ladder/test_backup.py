@@ -198,7 +198,7 @@ def snapshot(folder: Path) -> dict[str, bytes]:
     return {
         str(path.relative_to(folder)): path.read_bytes() if path.is_file() else b"<dir>"
         for path in sorted(folder.rglob("*"))
-        if not path.name.endswith(("-wal", "-shm", ".runner.lock"))  # the runner's, the lock's
+        if not path.name.endswith(("-wal", "-shm", ".lock"))  # the runner's, the lock's
     }
 
 
@@ -224,9 +224,10 @@ def test_a_restore_over_a_running_or_existing_ladder_is_refused(
     assert main(["ladder", "backup", str(ladder.path), str(folder)]) == 0
     assert f"into {folder}" in capsys.readouterr().out
     before = snapshot(tmp_path)
-    with RunnerLock(ladder.path):
-        line = refused(capsys, "ladder", "restore", str(folder), str(ladder.path))
-        assert f"the ladder is running (process {os.getpid()}); stop it" in line
+    for role in ("runner", "compete"):  # arena ladder run, or arena compete between runs
+        with RunnerLock(ladder.path, role=role):
+            line = refused(capsys, "ladder", "restore", str(folder), str(ladder.path))
+            assert f"the ladder is running (process {os.getpid()}); stop it" in line
     line = refused(capsys, "ladder", "restore", str(folder), str(ladder.path))
     assert "already exists; restore into a new path" in line
     line = refused(capsys, "ladder", "restore", str(tmp_path / "replays"), "x.sqlite")
