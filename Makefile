@@ -133,6 +133,7 @@ bench: $(STAMP) $(REFERENCE_STAMP)
 	$(BIN)/python benchmarks/bench_jail.py
 	$(BIN)/python benchmarks/bench_throughput.py
 	$(BIN)/python benchmarks/bench_ladder.py
+	$(BIN)/python benchmarks/bench_service.py
 	$(BIN)/python benchmarks/bench_dask.py
 	$(BIN)/python benchmarks/bench_strong.py
 	$(BIN)/python benchmarks/bench_reference_bots.py --games 400 --hands 2000 --rummy-games 480

@@ -27,6 +27,7 @@ QUICK = [
     ("bench_web.py", ["--bots", "4", "--matches", "20", "--requests", "5"], "without the v2"),
     ("bench_ladder.py", ["--quick"], "continuous / round-robin"),
     ("bench_jail.py", ["--quick"], "Python bot, ready: ms to start"),
+    ("bench_service.py", ["--quick"], "with 20 API readers"),
 ]
 
 
