@@ -37,7 +37,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.eventloop import new_event_loop
 from arena.games.base import GameError
@@ -45,7 +45,6 @@ from arena.games.registry import find_game
 from arena.games.spec import GameSpec
 from arena.hosting.connection import BotConnection
 from arena.hosting.faults import BotFault, SeatStatus
-from arena.hosting.launcher import HostedBot
 from arena.proto import bot_pb2 as pb
 from arena.protocol import PROTOCOL_VERSION, ProtocolError, codec_for
 from arena.protocol.codec import Codec
@@ -71,6 +70,9 @@ from arena.replays.records import (
 from arena.replays.seat_view import SelectionError, check_selection, seat_labels
 from arena.replays.verify import check_seed, verify_replay
 
+if TYPE_CHECKING:
+    from arena.hosting.launcher import HostedBot
+
 __all__ = [
     "AskReport",
     "AskedDecision",
@@ -89,7 +91,7 @@ __all__ = [
 
 #: Starts the bot to ask (as ``arena match`` would) and returns it hosted; the caller
 #: closes it.  Called again after the bot crashed, to go on with a fresh process.
-BotStarter = Callable[[], HostedBot]
+BotStarter = Callable[[], "HostedBot"]
 
 
 # -- step 1: the seat's stream ----------------------------------------------------------
@@ -524,7 +526,7 @@ class NewAnswer:
             return f"FAULT {self.detail}"
         if self.verdict is Verdict.ILLEGAL:
             return f"{self.action or 'no action'} (ILLEGAL: {self.detail})"
-        return self.action
+        return f"{self.action} ({self.detail})" if self.detail else self.action
 
 
 @dataclass(frozen=True)
@@ -575,9 +577,9 @@ def judge(
     ms: float,
 ) -> NewAnswer:
     """The bot's ``reply`` to ``request`` against the ``recorded`` answer.  An action
-    none of the listed ones is tried on the engine when the replay is at hand
-    (``stream``); from a position alone it is judged illegal unless it is the
-    recorded one."""
+    none of the listed ones (a knock with other melds) is tried on the engine when the
+    replay is at hand (``stream``); from a position alone it is a different answer
+    whose legality is left unchecked."""
     comment = reply.comment[:200]
     choice = reply.WhichOneof("choice")
     legal = [codec.action_from_proto(action) for action in request.legal_actions]
@@ -604,12 +606,13 @@ def judge(
     if same:
         return NewAnswer(Verdict.SAME, text, comment, ms)
     if action not in legal and not (recorded_action is not None and action == recorded_action):
-        if stream is not None and decision is not None:
-            problem = stream.check_action(decision, action)
-        else:
-            problem = (
-                "not one of the listed actions (checked against the engine only with the replay)"
+        if stream is None or decision is None:
+            # A position holds what its seat was told, not the other hands: the engine
+            # cannot be set up to try the action (the replay can: arena replay --ask).
+            return NewAnswer(
+                Verdict.DIFFERENT, text, comment, ms, "not a listed action: legality unchecked"
             )
+        problem = stream.check_action(decision, action)
         if problem is not None:
             return NewAnswer(Verdict.ILLEGAL, text, comment, ms, problem)
     return NewAnswer(Verdict.DIFFERENT, text, comment, ms)

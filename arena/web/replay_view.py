@@ -21,7 +21,6 @@ from arena.errors import ArenaError
 from arena.games.base import GameError
 from arena.proto import bot_pb2 as pb
 from arena.protocol.table import Table
-from arena.replays.ask import load_for_asking, position_at, seat_stream
 from arena.replays.engine import EngineReplay, GameLookup
 from arena.replays.files import read_replay
 from arena.replays.positions import Coordinates
@@ -413,6 +412,10 @@ def position_json(path: Path, seat: int, at: str, find: GameLookup) -> dict[str,
     with ``PositionUnavailable`` (a message without the file's path): a seat or a
     decision the match does not have, a replay that cannot be asked again (unfinished,
     or one that does not verify)."""
+    # Imported here: the re-run brings in the referee's match loop and the hosting
+    # layer's modules, which only this route of the web server needs.
+    from arena.replays.ask import load_for_asking, position_at, seat_stream
+
     try:
         coordinates = Coordinates.parse(at)
     except ValueError as error:

@@ -74,8 +74,8 @@ def test_a_changed_bot_shows_exactly_where_it_differs(
     assert summary(out)["same"] == summary(out)["asked"]
 
 
-@pytest.mark.parametrize("how", ["crash-at", "sleep-at"])
-def test_a_fault_at_a_re_ask_is_that_decisions_and_the_run_goes_on(
+@pytest.mark.parametrize("how", ["crash-at", "sleep-at", "illegal-at"])
+def test_a_fault_or_an_illegal_answer_is_that_decisions_and_the_run_goes_on(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, how: str
 ) -> None:
     highest = edge_manifest(tmp_path / "highest", "highest")
@@ -95,9 +95,31 @@ def test_a_fault_at_a_re_ask_is_that_decisions_and_the_run_goes_on(
         capsys, "replay", str(replay), "--seat", "0", "--ask", str(faulty), "--sandbox", "none"
     )
     assert status == 0, err
-    assert shown(out) == {(1, 1, 3): "fault"}
-    word = "crashed" if how == "crash-at" else "timeout"
-    assert f"FAULT {word}" in out
     counts = summary(out)
-    assert counts["faults"] == 1
+    if how == "illegal-at":  # an answer the engine refuses there: illegal, the stream goes on
+        assert shown(out) == {(1, 1, 3): "illegal"}
+        assert "(ILLEGAL: " in out
+        assert counts["illegal"] == 1 and counts["faults"] == 0
+    else:
+        assert shown(out) == {(1, 1, 3): "fault"}
+        assert f"FAULT {'crashed' if how == 'crash-at' else 'timeout'}" in out
+        assert counts["faults"] == 1 and counts["illegal"] == 0
     assert counts["same"] == counts["asked"] - 1 > 2  # and every later decision is asked
+
+
+def test_repeat_tells_a_bot_that_answers_the_same_question_differently(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    highest = edge_manifest(tmp_path / "highest", "highest")
+    unseeded = edge_manifest(tmp_path / "unseeded", "highest", "--unseeded")
+    replay = record(capsys, tmp_path / "r", str(highest), "random", "--games", "1", "--seed", "8")
+    ask = ("replay", str(replay), "--seat", "0", "--sandbox", "none", "--repeat", "3")
+    status, out, err = arena(capsys, *ask, "--ask", str(highest))
+    assert status == 0, err
+    assert out.splitlines()[-1].endswith("; the same answer every time over 3 asks")
+    status, out, err = arena(capsys, *ask, "--ask", str(unseeded))
+    assert status == 0, err
+    last = out.splitlines()[-1]
+    assert "; answered the same question differently at " in last and "over 3 asks" in last
+    assert "answered differently over 3 asks" in out  # beside the decisions listed
+    assert out.count("new #3:") >= 1  # every answer shown

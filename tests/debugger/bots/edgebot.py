@@ -1,7 +1,9 @@
 """A Gin bot for the re-ask tests, in two versions that differ only in which
 unmatched card they shed: ``highest`` (the recorded one) or ``lowest`` (the "new
 version"); ``--crash-at R`` exits and ``--sleep-at R`` sleeps past any deadline at
-request R.  Run as ``python edgebot.py highest [--crash-at R] [--sleep-at R]``.
+request R; ``--illegal-at R`` discards a card it does not hold; ``--unseeded`` discards a card drawn by the operating system's randomness
+(a bot that answers the same question differently).  Run as ``python edgebot.py
+highest [--crash-at R] [--sleep-at R] [--unseeded]``.
 
 ``choose`` is the whole strategy, a pure function of the observation, so a test can
 compute independently, from the engine, where the two versions part."""
@@ -10,11 +12,12 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import time
 from collections.abc import Sequence
 from typing import Any
 
-from arena.cards import CardSet, best_arrangement
+from arena.cards import ALL_CARDS, CardSet, best_arrangement
 from arena.games import gin_rummy as gin
 
 
@@ -45,6 +48,8 @@ def main() -> None:
     parser.add_argument("version", choices=["highest", "lowest"])
     parser.add_argument("--crash-at", type=int, default=0)
     parser.add_argument("--sleep-at", type=int, default=0)
+    parser.add_argument("--unseeded", action="store_true")
+    parser.add_argument("--illegal-at", type=int, default=0)
     args = parser.parse_args()
 
     class EdgeBot(Bot[Any, Any]):
@@ -57,7 +62,14 @@ def main() -> None:
                 os._exit(3)
             if request == args.sleep_at:
                 time.sleep(30)
-            return choose(args.version, decision.observation, decision.legal_actions)
+            legal = decision.legal_actions
+            if request == args.illegal_at:  # a card it does not hold: no listed action
+                hand = decision.observation.hand
+                return gin.discard(next(card for card in ALL_CARDS if card not in hand))
+            discards = [action for action in legal if isinstance(action, gin.Discard)]
+            if args.unseeded and discards:
+                return random.SystemRandom().choice(discards)
+            return choose(args.version, decision.observation, legal)
 
     serve(EdgeBot(), argv=[])
 
