@@ -3,6 +3,7 @@ them, with every message each seat was sent kept on the side."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -13,18 +14,31 @@ from arena.games.registry import find_game
 from arena.hosting.connection import InProcessConnection
 from arena.proto import bot_pb2 as pb
 from arena.referee.match import MatchConfig, Seat, play_match
-from arena.referee.settings import FaultPolicy
+from arena.referee.settings import FaultPolicy, TimeControl
 from arena.replays.files import ReplayWriter
 from arena.sdk import Bot, Decision
 
 
-class Tap:
-    """An in-process bot's connection that keeps every message the referee sends it."""
+class Clock:
+    """A referee clock that moves only when a bot is said to have thought."""
 
-    def __init__(self, bot: Bot[Any, Any]) -> None:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Tap:
+    """An in-process bot's connection that keeps every message the referee sends it;
+    with a ``clock``, each of its decisions takes ``ms`` milliseconds on it."""
+
+    def __init__(self, bot: Bot[Any, Any], clock: Clock | None = None, ms: float = 0.0) -> None:
         self.inner = InProcessConnection(bot)
         self.info = self.inner.info
         self.sent: list[bytes] = []
+        self.clock = clock
+        self.ms = ms
 
     async def start_match(self) -> None:
         await self.inner.start_match()
@@ -35,7 +49,10 @@ class Tap:
 
     async def decide(self, message: bytes, request_id: int, timeout: float) -> pb.DecisionReply:
         self.sent.append(message)
-        return await self.inner.decide(message, request_id, timeout)
+        reply = await self.inner.decide(message, request_id, timeout)
+        if self.clock is not None:
+            self.clock.now += self.ms / 1000
+        return reply
 
     async def end_match(self) -> None:
         await self.inner.end_match()
@@ -68,19 +85,30 @@ def play_replay(
     games: int = 1,
     seed: int = 9,
     faults: str = "forfeit",
+    thinking_ms: Sequence[float] = (),
+    time_control: TimeControl | None = None,
 ) -> tuple[Path, list[list[bytes]]]:
-    """A replay of a match between in-process bots, and what each seat was sent."""
+    """A replay of a match between in-process bots, and what each seat was sent.  With
+    ``thinking_ms`` (by seat), the referee's clock is a fake one that each decision
+    moves on by its seat's time (for banks run down, and overdrawn, exactly)."""
     config = MatchConfig(
         find_game(game_id),
         games=games,
         seed=seed,
         hands_only=True,
         fault_policy=FaultPolicy.parse(faults),
+        time_control=time_control or TimeControl(),
     )
     path = folder / f"{config.match_id}.jsonl"
-    taps = [Tap(bot) for bot in bots]
+    clock = Clock() if thinking_ms else None
+    taps = [
+        Tap(bot, clock, thinking_ms[seat] if thinking_ms else 0.0) for seat, bot in enumerate(bots)
+    ]
     seats = [Seat(tap, tap.info.name) for tap in taps]
-    play_match(config, seats, [ReplayWriter(path)])
+    if clock is None:
+        play_match(config, seats, [ReplayWriter(path)])
+    else:
+        play_match(config, seats, [ReplayWriter(path)], clock=clock)
     return path, [tap.sent for tap in taps]
 
 

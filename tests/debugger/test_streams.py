@@ -12,6 +12,7 @@ import pytest
 
 from arena.bots.builtin import GreedyBot, GreedyRummyBot, RandomBot
 from arena.games.gin_rummy import parse_action
+from arena.referee.settings import TimeControl
 from arena.replays.ask import load_for_asking, position_at, seat_stream
 from arena.replays.files import read_replay
 from arena.replays.positions import Coordinates, read_position
@@ -59,6 +60,32 @@ def test_the_stream_is_what_each_seat_was_sent(tmp_path: Path, case: str) -> Non
         assert [d.recorded.action for d in stream.decisions if d.recorded.action] == [
             a.action for a in actions
         ]
+
+
+def test_banks_run_down_and_overdraw_as_they_did(tmp_path: Path) -> None:
+    """Seat 0 thinks 30.2507 ms a decision against 20 ms free: its bank runs down by
+    10.2507 ms each time, its requests' clocks say so, and once the bank is overdrawn
+    the referee times it out (random replacements); the re-run, on the replay's times
+    (kept to the microsecond), sends the same clocks and notices."""
+    path, sent = play_replay(
+        tmp_path,
+        "gin-rummy/standard",
+        [GreedyBot(), RandomBot()],
+        games=2,
+        faults="random:1000",
+        thinking_ms=(30.2507, 0.0),
+        time_control=TimeControl(decision_ms=20, bank_ms=120),
+    )
+    records = read_replay(path).records
+    timeouts = [r for r in records if isinstance(r, FaultRecordLine) and r.status == "timeout"]
+    assert timeouts and all(r.reason.startswith("answered after") for r in timeouts)
+    banks = set()
+    for seat, messages in enumerate(sent):
+        replay, spec = load_for_asking(path, seat)
+        stream = seat_stream(replay, spec, seat)
+        assert stream.frames == messages
+        banks |= {stream.request(d).clock.bank_ms for d in stream.decisions}
+    assert {120, 109, 99, 89, 0} <= banks
 
 
 def test_a_position_round_trips_and_the_sdk_answers_it(gin_replay: Path, tmp_path: Path) -> None:
