@@ -264,21 +264,25 @@ class _Rerun(MatchObserver):
     def _script(self) -> None:
         records = self.replay.records
         replaced: dict[int, FaultRecordLine] = {}
+        started = False  # a game has begun (a fault before: the seat never took its seat)
         for index, record in enumerate(records):
             line = index + 1
+            started = started or isinstance(record, GameStartRecord)
             if isinstance(record, ActionRecord):
                 fault = replaced.pop(record.seat, None) if record.replaced else None
                 self.turns[record.seat].append(
                     _Turn(line, record.action, record.comment, record.ms, fault)
                 )
             elif isinstance(record, FaultRecordLine):
-                if record.game < 0:
+                if not started:
                     self.start_faults[record.seat] = BotFault(
                         SeatStatus(record.status), record.reason
                     )
                 elif record.consequence.startswith("random:"):
                     replaced[record.seat] = record  # its replaced action follows
                 else:
+                    # A forfeit at a request ends its game "forfeit: seat N <status>"; one
+                    # at a message before it (its stream broke) "... did not play".
                     at_send = not _game_end_reason(records[index:]).endswith(record.status)
                     self.turns[record.seat].append(_Turn(line, "", "", 0.0, record, at_send))
 

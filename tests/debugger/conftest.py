@@ -77,6 +77,37 @@ class Sloppy(GreedyBot):
         return super().decide(decision)
 
 
+class Crasher(GreedyBot):
+    """Greedy until its seventh decision, where ``decide`` raises (a crash)."""
+
+    name = "crasher"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.count = 0
+
+    def decide(self, decision: Decision[Any, Any]) -> Any:
+        self.count += 1
+        if self.count == 7:
+            raise RuntimeError("a bug")
+        return super().decide(decision)
+
+
+class HandStartCrasher(GreedyBot):
+    """Greedy, but raises on the second HandStart it is sent (a crash between requests)."""
+
+    name = "hand-start-crasher"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.hands = 0
+
+    def on_hand_start(self, message: pb.HandStart) -> None:
+        self.hands += 1
+        if self.hands == 2:
+            raise RuntimeError("a bug")
+
+
 def play_replay(
     folder: Path,
     game_id: str,

@@ -12,6 +12,7 @@ import pytest
 
 from arena.bots.builtin import GreedyBot, GreedyRummyBot, RandomBot
 from arena.games.gin_rummy import parse_action
+from arena.proto import bot_pb2 as pb
 from arena.referee.settings import TimeControl
 from arena.replays.ask import load_for_asking, position_at, seat_stream
 from arena.replays.files import read_replay
@@ -19,9 +20,12 @@ from arena.replays.positions import Coordinates, read_position
 from arena.replays.records import ActionRecord, FaultRecordLine
 from arena.sdk import Bot, answer_position, position_decision
 
-from .conftest import Sloppy, play_replay
+from .conftest import Crasher, HandStartCrasher, Sloppy, play_replay
 
 Bots = Callable[[], list[Bot[Any, Any]]]
+#: The first byte of a serialized RefereeMessage that is a DecisionRequest.
+DECISION_KEY = bytes([pb.RefereeMessage.DESCRIPTOR.fields_by_name["decision"].number << 3 | 2])
+
 CASES: dict[str, tuple[str, Bots, str]] = {
     "gin": ("gin-rummy/standard", lambda: [GreedyBot(), RandomBot()], "forfeit"),
     "rummy-3": (
@@ -32,6 +36,9 @@ CASES: dict[str, tuple[str, Bots, str]] = {
     "rummy-6": ("rummy/deuces", lambda: [RandomBot(), GreedyRummyBot()] * 3, "forfeit"),
     "replaced": ("gin-rummy/classic", lambda: [Sloppy(), RandomBot()], "random:1000"),
     "forfeit": ("gin-rummy/standard", lambda: [RandomBot(), Sloppy()], "forfeit"),
+    "crash": ("gin-rummy/standard", lambda: [Crasher(), RandomBot()], "forfeit"),
+    "crash-between": ("gin-rummy/classic", lambda: [RandomBot(), HandStartCrasher()], "forfeit"),
+    "refused": ("rummy/standard", lambda: [RandomBot(), GreedyBot(), RandomBot()], "forfeit"),
 }
 
 
@@ -40,7 +47,7 @@ def test_the_stream_is_what_each_seat_was_sent(tmp_path: Path, case: str) -> Non
     game_id, bots, faults = CASES[case]
     path, sent = play_replay(tmp_path, game_id, bots(), games=2, faults=faults)
     records = read_replay(path).records
-    if case in ("replaced", "forfeit"):
+    if case in ("replaced", "forfeit", "crash", "crash-between", "refused"):
         assert any(isinstance(record, FaultRecordLine) for record in records)
     for seat, messages in enumerate(sent):
         replay, spec = load_for_asking(path, seat)
@@ -49,14 +56,12 @@ def test_the_stream_is_what_each_seat_was_sent(tmp_path: Path, case: str) -> Non
         actions = [
             record for record in records if isinstance(record, ActionRecord) and record.seat == seat
         ]
-        forfeits = [
-            record
-            for record in records
-            if isinstance(record, FaultRecordLine)
-            and record.seat == seat
-            and record.consequence == "forfeit"
+        requests = [
+            message
+            for message in messages
+            if message[:1] == DECISION_KEY  # a decision
         ]
-        assert len(stream.decisions) == len(actions) + len(forfeits)
+        assert len(stream.decisions) == len(requests) >= len(actions)
         assert [d.recorded.action for d in stream.decisions if d.recorded.action] == [
             a.action for a in actions
         ]
