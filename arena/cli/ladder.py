@@ -19,6 +19,7 @@ from arena.cli.ladder_ops import (
     table_text,
 )
 from arena.cli.match_report import plural
+from arena.cli.season import register_season
 from arena.ladder import LadderConfig, LadderError, load_ladder_config, run_ladder
 from arena.ladder.config import BotEntry
 from arena.ladder.deals import new_deal_secret, predictable_deals_note
@@ -146,6 +147,7 @@ def register(commands: Any) -> None:
     export.set_defaults(run=_export)
 
     register_ops(sub)
+    register_season(sub)
 
 
 def _register_authors(sub: Any) -> None:

@@ -250,6 +250,12 @@ CREATE TABLE metric_counts (
 )
 """
 
+# Version 9: a season's end (issue 29): the ladder frozen for its final (no submissions, no
+# new versions) since this time, or NULL.
+_V9 = """
+ALTER TABLE ladder ADD COLUMN frozen TEXT
+"""
+
 # Migration N takes a database from version N-1 to N.  Append, never edit.
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _statements(_V1),
@@ -260,6 +266,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _statements(_V6),
     _statements(_V7),
     _statements(_V8),
+    _statements(_V9),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

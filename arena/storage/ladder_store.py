@@ -245,6 +245,22 @@ class LadderStore:
         value = self.db.execute("SELECT config_path FROM ladder").fetchone()[0]
         return str(value) if value else None
 
+    def frozen(self) -> str | None:
+        """When the ladder was frozen for its final (None: open to submissions)."""
+        value = self.db.execute("SELECT frozen FROM ladder").fetchone()[0]
+        return None if value is None else str(value)
+
+    def set_frozen(self, frozen: bool) -> None:
+        """Freeze the ladder (no submissions, no new versions) or open it again; a
+        ladder already so is refused (``StorageError``), nothing changed."""
+        with self.transaction():
+            since = self.frozen()
+            if frozen and since is not None:
+                raise StorageError(f"{self.path}: the ladder is already frozen (since {since})")
+            if not frozen and since is None:
+                raise StorageError(f"{self.path}: the ladder is not frozen")
+            self.db.execute("UPDATE ladder SET frozen = ?", (_now() if frozen else None,))
+
     def config_json(self) -> str:
         return str(self.db.execute("SELECT config FROM ladder").fetchone()[0])
 

@@ -28,6 +28,7 @@ from arena.storage.db import StorageError
 from arena.storage.ladder_store import LadderStore
 
 __all__ = [
+    "FROZEN",
     "Author",
     "BotVersion",
     "Quotas",
@@ -93,6 +94,16 @@ class Refusal:
     reason: str
     retry_after: int | None
     everyone: bool = False  # the server's quota for all authors, not this author's
+    closed: bool = False  # the ladder takes no submissions now (frozen for its final)
+
+    @property
+    def http_status(self) -> int:
+        """403 while the ladder is closed, 503 over the server's quota, else 429."""
+        return 403 if self.closed else 503 if self.everyone else 429
+
+
+#: Why an upload or a new version is refused while the ladder is frozen.
+FROZEN = "the ladder is frozen for its final: it takes no submissions or new versions"
 
 
 @dataclass(frozen=True)
@@ -305,6 +316,8 @@ class SubmissionStore:
         self._count_unmeasured_versions(author_id)
         now = datetime.now(UTC)
         with self.ladder.transaction():
+            if self.ladder.frozen() is not None:
+                return Refusal(FROZEN, None, closed=True)
             everyone = int(self.db.execute("SELECT COUNT(*) FROM upload_slots").fetchone()[0])
             if everyone >= quotas.in_flight:
                 return Refusal(
@@ -514,6 +527,8 @@ class SubmissionStore:
         author's disk quota."""
         stored = self._version_bytes(Path(path), sha256, submission_id)
         with self.ladder.transaction():
+            if self.ladder.frozen() is not None:  # frozen while it was checked
+                raise StorageError(FROZEN)
             problem = self.name_problem(author_id, bot_name)
             if problem is not None:
                 raise StorageError(problem)

@@ -95,6 +95,14 @@ def named_ladder(request: Request, ladder: str) -> Ladder:
 def replay_or_404(context: WebContext, ladder: Ladder, match_id: int) -> ReplayView:
     path = context.replay_file(ladder, match_id)
     if path is None:
+        with ladder.read() as db:
+            withheld = queries.replay_withheld(db, match_id)
+        if withheld:
+            raise HTTPException(
+                404,
+                f"match {match_id}: its replay opens once every match of its unit "
+                "(the same deals) is played",
+            )
         raise HTTPException(404, f"match {match_id} has no replay here")
     try:
         return context.replay_view(path)

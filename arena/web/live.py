@@ -9,21 +9,22 @@ spectators costs a list lookup each; the runner, another process, never sees the
 An event is a replay line with the viewer's steps it adds (the same steps the replay
 viewer draws), its SSE id the line's number (the header is line 1), so
 ``Last-Event-ID: N`` resumes after line N.  The deals come from the match's seed,
-which only this server reads (from the database) and never sends: a replay reveals
-it at the match's end, and until a hand ends the seats' cards are card backs (``??``)
-unless the ladder says ``[web] live_cards = "shown"``.  After the last record comes
+which only this server reads (from the database) and never sends: the stream's
+``reveal`` line says only that it is withheld (the other matches of a duplicate unit
+play the same deals; the replay opens once they are played), and until a hand ends
+the seats' cards are card backs (``??``) unless the ladder says
+``[web] live_cards = "shown"``.  After the last record comes
 an ``end`` event (``finished``, or ``requeued`` when a stopping runner put the match
-back in the queue), and the stream closes.  A finished match is streamed whole, then
-closed.
+back in the queue), and the stream closes.  A finished match is streamed whole (reveal
+included, once its unit is played), then closed.
 """
-
 
 import asyncio
 import json
 import sqlite3
 import threading
 from collections import OrderedDict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
@@ -33,10 +34,17 @@ from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from arena.replays.engine import GameLookup
-from arena.replays.records import MatchEndRecord, MatchHeader, RecordError, record_from_json
+from arena.replays.records import (
+    MatchEndRecord,
+    MatchHeader,
+    RecordError,
+    RevealRecord,
+    record_from_json,
+)
 from arena.web.api import as_json
 from arena.web.context import LadderDependency, web
 from arena.web.ladders import Ladder
+from arena.web.queries import replay_withheld
 from arena.web.replay_view import Step, StepFeed
 from arena.web.security import MAX_ID  # also registers the {...:id} convertor
 
@@ -84,6 +92,7 @@ class _Feed:
     seed: int
     shown: bool
     find: GameLookup
+    whole: bool  # a finished match, sent whole: its reveal too
     events: list[_Event] = field(default_factory=list)
     finished: bool = False  # its match_end record is in
     broken: str | None = None  # why it cannot be followed
@@ -134,6 +143,10 @@ class _Feed:
             steps = self._steps.feed(self._lines, record)
         if isinstance(record, MatchEndRecord):
             self.finished = True
+        if isinstance(record, RevealRecord) and not self.whole:
+            # The seed and decks open the other matches of a duplicate unit (the same
+            # deals): the live stream never tells them; the replay does, once they are played.
+            line = {"type": "reveal", "withheld": True}
         shown = [self._show(step) for step in steps]
         for step in shown:
             state = step.get("state")
@@ -163,11 +176,11 @@ class LiveHub:
     """The feeds of the matches being watched, and the streams open per client."""
 
     def __init__(self) -> None:
-        self._feeds: OrderedDict[tuple[str, int, int], _Feed] = OrderedDict()
+        self._feeds: OrderedDict[tuple[str, int, int, bool], _Feed] = OrderedDict()
         self._streams: dict[str, int] = {}
         self._lock = threading.Lock()
 
-    def feed(self, key: tuple[str, int, int], make: Any) -> _Feed:
+    def feed(self, key: tuple[str, int, int, bool], make: Callable[[], _Feed]) -> _Feed:
         with self._lock:
             feed = self._feeds.get(key)
             if feed is None:
@@ -246,12 +259,14 @@ def _live_path(ladder: Ladder, replays: str | None, match: _MatchRow) -> Path | 
     return _resolve(ladder, replays) / f"m{match.id}-a{match.attempt}.jsonl"
 
 
-def _feed_for(request: Request, ladder: Ladder, match: _MatchRow, shown: bool, path: Path) -> _Feed:
+def _feed_for(
+    request: Request, ladder: Ladder, match: _MatchRow, shown: bool, path: Path, whole: bool
+) -> _Feed:
     hub: LiveHub = request.app.state.live
     find = web(request).find
     return hub.feed(
-        (ladder.key, match.id, match.attempt),
-        lambda: _Feed(path, match.seed, shown, find),
+        (ladder.key, match.id, match.attempt, whole),
+        lambda: _Feed(path, match.seed, shown, find, whole),
     )
 
 
@@ -295,7 +310,7 @@ def live_router(ladder_of: LadderDependency, suffix: str) -> APIRouter:
             game, hand, scores, records = -1, -1, [], 0
             path = _live_path(ladder, replays, match)
             if path is not None:
-                feed = _feed_for(request, ladder, match, shown, path)
+                feed = _feed_for(request, ladder, match, shown, path, whole=False)
                 feed.advance()
                 game, hand, scores, records = feed.game, feed.hand, feed.scores, len(feed.events)
             found.append(
@@ -322,16 +337,22 @@ def live_router(ladder_of: LadderDependency, suffix: str) -> APIRouter:
         docs/WEB.md); a finished match's whole replay, then the stream closes."""
         last = _last_event_id(last_event_id)
 
-        def look() -> tuple[_MatchRow | None, str | None, bool]:
+        def look() -> tuple[_MatchRow | None, str | None, bool, bool]:
             with ladder.read() as db:
-                return (_match_row(db, match_id), *_settings(db))
+                return (_match_row(db, match_id), *_settings(db), replay_withheld(db, match_id))
 
-        match, replays, shown = await run_in_threadpool(look)
+        match, replays, shown, withheld = await run_in_threadpool(look)
         if match is None or match_id > MAX_ID:
             raise HTTPException(404, f"no match {match_id} in ladder {ladder.name}")
         if match.status == "finished":
             if not match.replay:
                 raise HTTPException(404, f"match {match_id} has no replay here")
+            if withheld:
+                raise HTTPException(
+                    404,
+                    f"match {match_id}: its replay opens once every match of its unit "
+                    "(the same deals) is played",
+                )
             path, shown = _resolve(ladder, match.replay), True
         elif match.status == "running":
             live_path = _live_path(ladder, replays, match)
@@ -340,7 +361,7 @@ def live_router(ladder_of: LadderDependency, suffix: str) -> APIRouter:
             path = live_path
         else:
             raise HTTPException(404, f"match {match_id} is {match.status}, not being played")
-        feed = _feed_for(request, ladder, match, shown, path)
+        feed = _feed_for(request, ladder, match, shown, path, whole=match.status == "finished")
         hub: LiveHub = request.app.state.live
         client = request.client.host if request.client else "-"
         if not hub.open_stream(client):

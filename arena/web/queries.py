@@ -57,6 +57,7 @@ __all__ = [
     "match_replay_path",
     "matches",
     "progress",
+    "replay_withheld",
 ]
 
 # How many recent finished matches the ETA's rate is measured over.
@@ -336,11 +337,25 @@ def match_detail(db: sqlite3.Connection, match_id: int) -> MatchDetail | None:
 
 
 def match_replay_path(db: sqlite3.Connection, match_id: int) -> str | None:
-    """The replay file the database records for a finished match (None if it has none)."""
+    """The replay file the database records for a finished match (None if it has none,
+    or while it is withheld: see :func:`replay_withheld`)."""
     row = db.execute(
         "SELECT replay FROM matches WHERE id = ? AND status = 'finished'", (match_id,)
     ).fetchone()
-    return None if row is None or not row["replay"] else str(row["replay"])
+    if row is None or not row["replay"] or replay_withheld(db, match_id):
+        return None
+    return str(row["replay"])
+
+
+def replay_withheld(db: sqlite3.Connection, match_id: int) -> bool:
+    """Whether a match of its unit is still to be played: the other matches of a
+    duplicate unit play the same deals, which its replay reveals at its end."""
+    row = db.execute(
+        "SELECT COUNT(*) FROM matches o JOIN matches m ON o.unit_id = m.unit_id "
+        "WHERE m.id = ? AND o.status IN ('scheduled', 'running')",
+        (match_id,),
+    ).fetchone()
+    return bool(row[0])
 
 
 # -- a bot's page ----------------------------------------------------------------------------

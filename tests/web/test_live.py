@@ -196,18 +196,29 @@ def test_a_match_in_play_is_listed_and_streamed_with_card_backs_then_resumed(
     resumed = Stream(competition.url + match["events"], last_event_id="12")
     ids: list[int] = []
     end: Event | None = None
+    live_records = []
     for event in resumed.events():
         if event.kind == "end":
             end = event
             break
         assert event.id is not None
         ids.append(event.id)
+        live_records.append(event.data["record"])
     resumed.close()
     assert ids[0] == 13 and ids == list(range(13, 13 + len(ids)))
     assert end is not None and end.data == {"status": "finished"}
+    # The twin match of its duplicate unit plays the same deals: no seed, no decks.
+    assert {"type": "reveal", "withheld": True} in live_records
+    assert not any("seed" in record or "decks" in record for record in live_records)
 
-    # Once finished, the whole record is sent with the seed revealed, then the stream ends.
-    whole = Stream(competition.url + match["events"])
+    # Once its unit is played, the whole record is sent with the seed revealed, then the
+    # stream ends (before, it is withheld).
+    whole = wait_until(
+        "the unit played and its replay open",
+        lambda: (
+            (stream := Stream(competition.url + match["events"])).response.status == 200 and stream
+        ),
+    )
     records = [event.data["record"] for event in whole.events() if event.kind == "record"]
     whole.close()
     assert records[-1]["type"] == "match_end"
