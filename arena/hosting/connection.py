@@ -335,6 +335,22 @@ class GrpcConnection:
                 raise item
             raise await self._broken_stream(item)
 
+    async def late_reply(self, request_id: int, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for the late reply to request ``request_id``,
+        which ``decide`` stopped waiting for (it is dropped when it comes): True once it
+        came, False if it did not in time or the stream ended first.  For a caller that
+        would rather not send the bot its next message while it still works on the last
+        one (``arena replay --ask``: the next request should find the bot as idle as it
+        found it in the recorded match); the referee itself never waits."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + max(timeout, 0.0)
+        while request_id in self._abandoned:
+            reader = self._reader
+            if reader is None or reader.done() or loop.time() >= deadline:
+                return False
+            await asyncio.sleep(0.01)
+        return True
+
     async def _broken_stream(self, error: BaseException) -> BotFault:
         """The fault for a broken stream.  A dying process closes its socket a moment
         before it can be seen to exit: wait up to ``_EXIT_WAIT`` s for that, so the

@@ -43,7 +43,7 @@ from arena.eventloop import new_event_loop
 from arena.games.base import GameError
 from arena.games.registry import find_game
 from arena.games.spec import GameSpec
-from arena.hosting.connection import BotConnection
+from arena.hosting.connection import BotConnection, GrpcConnection
 from arena.hosting.faults import BotFault, SeatStatus
 from arena.proto import bot_pb2 as pb
 from arena.protocol import PROTOCOL_VERSION, ProtocolError, codec_for
@@ -636,8 +636,9 @@ class _Pass:
 
 
 #: Faults that leave the bot's stream usable: the answer is judged illegal, and the
-#: pass goes on.  Any other (a crash, a protocol error, a timeout, whose late answer
-#: would make the next request late) ends the pass; a fresh process goes on.
+#: pass goes on; so does a timeout whose late answer comes (``_answers_late``).  Any
+#: other (a crash, a protocol error, a bot still silent) ends the pass, and a fresh
+#: process goes on.
 _ILLEGAL = frozenset({SeatStatus.MALFORMED_REPLY, SeatStatus.ILLEGAL_ACTION})
 
 
@@ -673,6 +674,14 @@ async def _play(
             try:
                 reply = await connection.decide(data, request_id, timeout)
             except BotFault as fault:
+                late = fault.status is SeatStatus.TIMEOUT and await _answers_late(
+                    connection, request_id, timeout
+                )
+                if late:  # it answered after all: go on with the bot idle again
+                    if number >= judged_from:
+                        done.answers[number] = _fault_answer(fault, _ms_since(started))
+                    upcoming = max(number + 1, judged_from)
+                    continue
                 if fault.status not in _ILLEGAL:
                     raise
                 if number >= judged_from:
@@ -696,6 +705,15 @@ async def _play(
         with contextlib.suppress(Exception):
             await connection.end_match()
     return done
+
+
+async def _answers_late(connection: BotConnection, request_id: int, timeout: float) -> bool:
+    """Whether a bot that timed out answers after all, within twice its deadline and a
+    second more (its late answer is dropped); then the next request finds it idle,
+    and it need not be started again."""
+    if not isinstance(connection, GrpcConnection):
+        return False
+    return await connection.late_reply(request_id, 2 * timeout + 1.0)
 
 
 def _stop(done: _Pass, charged: int, count: int, fault: BotFault, ms: float) -> None:
@@ -750,10 +768,11 @@ class Asker:
         answer_of: Callable[[int, pb.DecisionReply, float], NewAnswer],
     ) -> dict[int, NewAnswer]:
         """Answers to decisions ``first``.. of ``frames`` (every earlier one is asked
-        too: a bot answers each request it is sent).  A fault that breaks the bot's
-        stream (a crash, a timeout) is that decision's answer; the bot is started
-        again and brought through the stream to the next decision, without the
-        requests it faulted at (so that it does not fault there again)."""
+        too: a bot answers each request it is sent).  A fault is that decision's
+        answer; one that leaves the bot unusable (a crash, a protocol error, a
+        timeout with no late answer) ends the pass: the bot is started again and
+        brought through the stream to the next decision, without the requests it
+        faulted at (so that it does not fault there again)."""
         answers: dict[int, NewAnswer] = {}
         skipped: set[int] = set()
         judged_from = first

@@ -74,7 +74,7 @@ def test_a_changed_bot_shows_exactly_where_it_differs(
     assert summary(out)["same"] == summary(out)["asked"]
 
 
-@pytest.mark.parametrize("how", ["crash-at", "sleep-at", "illegal-at"])
+@pytest.mark.parametrize("how", ["crash-at", "sleep-at", "late-at", "illegal-at"])
 def test_a_fault_or_an_illegal_answer_is_that_decisions_and_the_run_goes_on(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, how: str
 ) -> None:
@@ -90,7 +90,11 @@ def test_a_fault_or_an_illegal_answer_is_that_decisions_and_the_run_goes_on(
     status, out, err = arena(capsys, "replay", str(replay), "--seat", "0", "--at", "1.1.3")
     assert status == 0, err
     request = int(out.split("(request ")[1].split(")")[0])
-    faulty = edge_manifest(tmp_path / how, "highest", f"--{how}", str(request))
+    # late-at: 1.5 s for a 1 s deadline, and its answer comes (the run goes on with the
+    # same process); sleep-at: 30 s (the bot is started again).
+    extra = ["--sleep-s", "1.5"] if how == "late-at" else []
+    flag = "--sleep-at" if how == "late-at" else f"--{how}"
+    faulty = edge_manifest(tmp_path / how, "highest", flag, str(request), *extra)
     status, out, err = arena(
         capsys, "replay", str(replay), "--seat", "0", "--ask", str(faulty), "--sandbox", "none"
     )

@@ -1,9 +1,11 @@
 """A Gin bot for the re-ask tests, in two versions that differ only in which
 unmatched card they shed: ``highest`` (the recorded one) or ``lowest`` (the "new
-version"); ``--crash-at R`` exits and ``--sleep-at R`` sleeps past any deadline at
-request R; ``--illegal-at R`` discards a card it does not hold; ``--unseeded`` discards a card drawn by the operating system's randomness
-(a bot that answers the same question differently).  Run as ``python edgebot.py
-highest [--crash-at R] [--sleep-at R] [--unseeded]``.
+version").  At request R: ``--crash-at R`` exits, ``--sleep-at R`` sleeps
+(``--sleep-s``, 30 s by default: past any deadline), ``--illegal-at R`` discards a
+card it does not hold; ``--unseeded`` discards a card drawn by the operating
+system's randomness (a bot that answers the same question differently).  Run as
+``python edgebot.py highest [--crash-at R] [--sleep-at R [--sleep-s S]]
+[--illegal-at R] [--unseeded]``.
 
 ``choose`` is the whole strategy, a pure function of the observation, so a test can
 compute independently, from the engine, where the two versions part."""
@@ -48,6 +50,7 @@ def main() -> None:
     parser.add_argument("version", choices=["highest", "lowest"])
     parser.add_argument("--crash-at", type=int, default=0)
     parser.add_argument("--sleep-at", type=int, default=0)
+    parser.add_argument("--sleep-s", type=float, default=30.0)
     parser.add_argument("--unseeded", action="store_true")
     parser.add_argument("--illegal-at", type=int, default=0)
     args = parser.parse_args()
@@ -61,7 +64,7 @@ def main() -> None:
             if request == args.crash_at:
                 os._exit(3)
             if request == args.sleep_at:
-                time.sleep(30)
+                time.sleep(args.sleep_s)
             legal = decision.legal_actions
             if request == args.illegal_at:  # a card it does not hold: no listed action
                 hand = decision.observation.hand
