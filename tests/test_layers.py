@@ -25,6 +25,7 @@ ABOVE: dict[str, tuple[str, ...]] = {
                       "arena.cli"),
     "arena.storage": ("arena.ladder", "arena.submissions", "arena.web", "arena.cli"),
     "arena.ladder": ("arena.web", "arena.cli"),
+    "arena.submissions": ("arena.web", "arena.cli"),  # the web pages use the service
     "arena.web": ("arena.cli",),
 }  # fmt: skip
 

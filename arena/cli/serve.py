@@ -1,9 +1,11 @@
 """``arena serve DB [DB ...]``: a read-only web view of ladder databases (leaderboard,
-bots, field, crosstable, matches with a replay viewer, and the same as JSON under /api/)."""
+bots, field, crosstable, matches with a replay viewer, and the same as JSON under /api/);
+with ``--submissions`` the same site also takes bots from authors (one DB)."""
 
 from __future__ import annotations
 
 import argparse
+import re
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +24,15 @@ def register(commands: Any) -> None:
         "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)"
     )
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument(
+        "--root-path",
+        default="",
+        metavar="PREFIX",
+        help=(
+            "serve under this URL prefix behind a reverse proxy that strips it, e.g. /arena: "
+            "every link, form, redirect and asset URL starts with it (default: none)"
+        ),
+    )
     parser.add_argument(
         "--submissions",
         action="store_true",
@@ -66,14 +77,12 @@ def _run(args: argparse.Namespace) -> int:
 
     if not 1 <= args.port <= 65535:
         raise ValueError(f"--port {args.port}: must be 1-65535")
+    root_path = _root_path(args.root_path)
     if args.submissions and len(args.dbs) != 1:
         raise ValueError(f"--submissions takes one ladder database, got {len(args.dbs)}")
     ladders = open_ladders(args.dbs)
-    app = create_app(ladders, find=plugins_from_args(args).game)
-    if args.submissions:
-        from arena.submissions.http import mount
-
-        mount(app, submission_service(args.dbs[0], args))
+    service = submission_service(args.dbs[0], args) if args.submissions else None
+    app = create_app(ladders, find=plugins_from_args(args).game, submissions=service)
     limits = ClientLimits(
         header_timeout=args.header_timeout,
         body_timeout=args.body_timeout,
@@ -90,9 +99,31 @@ def _run(args: argparse.Namespace) -> int:
         # from 127.0.0.1, and a local client could dodge the per-address limits with it.
         proxy_headers=False,
         http=guarded_protocol(limits),
+        root_path=root_path,
     )
     server = uvicorn.Server(config)
     names = ", ".join(ladder.name for ladder in ladders.ladders)
-    print(f"serving {names} on http://{args.host}:{args.port}/ (Ctrl-C stops)", flush=True)
+    where = f"http://{args.host}:{args.port}/"
+    if root_path:
+        where += f" as {root_path}/ behind a proxy"
+    print(f"serving {names} on {where} (Ctrl-C stops)", flush=True)
     server.run()
     return 0
+
+
+_PREFIX_PART = re.compile(r"[A-Za-z0-9._~-]+")
+
+
+def _root_path(text: str) -> str:
+    """``--root-path``: ``""`` or ``/a/b`` (a leading /, no trailing one, plain segments)."""
+    prefix = text.rstrip("/")
+    if not prefix:
+        return ""
+    parts = prefix.split("/")
+    if parts[0] != "" or not all(
+        _PREFIX_PART.fullmatch(part) and part.strip(".") for part in parts[1:]
+    ):
+        raise ValueError(
+            f"--root-path {text!r}: a URL path like /arena (letters, digits, . _ ~ - between slashes)"
+        )
+    return prefix

@@ -11,9 +11,12 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.submissions.client import ClientError, fetch_json, pack_folder, send_archive
+
+if TYPE_CHECKING:
+    from arena.submissions.service import SubmissionService
 
 __all__ = ["register"]
 
@@ -139,11 +142,11 @@ def _print_report(body: dict[str, Any]) -> None:
     sys.stdout.flush()
 
 
-def submission_service(db: Path, args: argparse.Namespace) -> Any:
+def submission_service(db: Path, args: argparse.Namespace) -> SubmissionService:
     """The submissions part of ``arena serve DB --submissions``, from its options."""
     from arena.archives import UnpackLimits
-    from arena.submissions.http import SubmissionService, SubmissionSettings
     from arena.submissions.pipeline import CheckOptions
+    from arena.submissions.service import SubmissionService, SubmissionSettings
 
     for option in (
         "per_hour",

@@ -3,6 +3,7 @@ sandboxed build and conformance check, versions that replace each other in the l
 
 Modules: :mod:`unpack` (archives), :mod:`build` (the sandboxed build), :mod:`pipeline`
 (one submission's check, start to verdict), :mod:`worker` (checks in the background),
-:mod:`sessions` and :mod:`http` (the web part), :mod:`layout` (the data folder),
-:mod:`client` (``arena submit``'s packing and HTTP).
+:mod:`sessions` and :mod:`service` (what the web pages and API of
+:mod:`arena.web.submissions` use), :mod:`layout` (the data folder), :mod:`client`
+(``arena submit``'s packing and HTTP).
 """

@@ -1,18 +1,31 @@
-"""The HTML pages: each renders the same query result its JSON twin returns."""
+"""The HTML pages: each renders the same query result its JSON twin returns.
+
+Every page of the site (the submission pages too) goes through :func:`render`, with
+the one template environment: each gets ``root`` (the prefix every URL it carries
+starts with), ``takes_submissions`` and ``author`` (who is signed in, or None) for the
+navigation of ``base.html``.
+"""
 
 from typing import Annotated, Any
 from urllib.parse import quote
 
 import jinja2
-from fastapi import APIRouter, Depends, HTTPException, Query
+from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse
 
-from arena.web import charts, queries
+from arena.web import charts, queries, site
 from arena.web.context import LadderDependency, WebContext, replay_or_404, web
 from arena.web.ladders import Ladder
 from arena.web.security import MAX_ID  # also registers the {...:id} convertor
 
-__all__ = ["LEADERBOARD_PAGE", "page_router", "render", "templates"]
+__all__ = [
+    "LEADERBOARD_PAGE",
+    "ladder_context",
+    "page_router",
+    "render",
+    "site_context",
+    "templates",
+]
 
 # Active bots per leaderboard page: a page of a 1,000-bot ladder renders in a few
 # milliseconds, all of it in tens (benchmarks/bench_web.py); the JSON has every bot.
@@ -69,9 +82,39 @@ def _environment() -> jinja2.Environment:
 templates = _environment()
 
 
-def render(template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
-    html = templates.get_template(template).render(**context)
+def render(request: Request, template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
+    """``template`` filled with ``context`` and what every page shares (``root``,
+    ``takes_submissions``, ``author``: pass ``author`` when the handler knows it)."""
+    values: dict[str, Any] = {
+        "root": site.root(request),
+        "takes_submissions": site.submissions_of(request) is not None,
+    }
+    if "author" not in context:
+        signed = site.signed_in(request)
+        values["author"] = None if signed is None else signed[1]
+    html = templates.get_template(template).render(**values, **context)
     return HTMLResponse(html, status_code=status_code)
+
+
+def ladder_context(request: Request, ladder: Ladder, named: bool) -> dict[str, Any]:
+    """The navigation of a ladder's pages: its links, with the app's prefix."""
+    context = web(request)
+    prefix = site.root(request)
+    return {
+        "ladder": ladder,
+        "base": prefix + context.base(ladder, named),
+        "api": prefix + (f"/api/ladders/{ladder.key}" if named else "/api"),
+        "several": len(context.ladders.ladders) > 1,
+    }
+
+
+def site_context(request: Request) -> dict[str, Any]:
+    """The navigation of a page that belongs to no ladder in particular (an error, an
+    author's pages): the only ladder's links, or the list of ladders when there are several."""
+    ladders = web(request).ladders.ladders
+    if len(ladders) == 1:
+        return ladder_context(request, ladders[0], named=False)
+    return {"several": True}
 
 
 def page_router(ladder_of: LadderDependency, named: bool) -> APIRouter:
@@ -80,22 +123,18 @@ def page_router(ladder_of: LadderDependency, named: bool) -> APIRouter:
     LadderArg = Annotated[Ladder, Depends(ladder_of)]
     Context = Annotated[WebContext, Depends(web)]
 
-    def common(context: WebContext, ladder: Ladder) -> dict[str, Any]:
-        return {
-            "ladder": ladder,
-            "base": context.base(ladder, named),
-            "api": f"/api/ladders/{ladder.key}" if named else "/api",
-            "several": len(context.ladders.ladders) > 1,
-        }
+    def common(request: Request, ladder: Ladder) -> dict[str, Any]:
+        return ladder_context(request, ladder, named)
 
     @router.get("/", response_class=HTMLResponse)
     def leaderboard(
+        request: Request,
         ladder: LadderArg,
         context: Context,
         page: Annotated[int, Query(ge=1, le=MAX_ID // LEADERBOARD_PAGE)] = 1,
     ) -> HTMLResponse:
         if not named and len(context.ladders.ladders) > 1:
-            return render("index.html", ladders=context.ladders.ladders, several=True)
+            return render(request, "index.html", ladders=context.ladders.ladders, several=True)
         offset = (page - 1) * LEADERBOARD_PAGE
         with ladder.read() as db:
             board = queries.leaderboard(
@@ -105,31 +144,33 @@ def page_router(ladder_of: LadderDependency, named: bool) -> APIRouter:
         if page > pages:
             raise HTTPException(404, f"the leaderboard has {pages} page(s)")
         return render(
+            request,
             "leaderboard.html",
             board=board,
             page=page,
             pages=pages,
             shown_to=min(board.active, offset + LEADERBOARD_PAGE),
-            **common(context, ladder),
+            **common(request, ladder),
         )
 
     @router.get("/bots/{name:path}", response_class=HTMLResponse)
-    def bot(ladder: LadderArg, context: Context, name: str) -> HTMLResponse:
+    def bot(request: Request, ladder: LadderArg, name: str) -> HTMLResponse:
         with ladder.read() as db:
             page = queries.bot_page(db, name)
         if page is None:
             raise HTTPException(404, f"no bot {name!r} in ladder {ladder.name}")
         return render(
+            request,
             "bot.html",
             page=page,
             chart=charts.rating_chart(page.bot.name, page.history),
-            **common(context, ladder),
+            **common(request, ladder),
         )
 
     @router.get("/matches", response_class=HTMLResponse)
     def matches(
+        request: Request,
         ladder: LadderArg,
-        context: Context,
         bot: str | None = None,
         limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     ) -> HTMLResponse:
@@ -137,10 +178,10 @@ def page_router(ladder_of: LadderDependency, named: bool) -> APIRouter:
             found = queries.matches(db, limit=limit, bot=bot)
         if found is None:
             raise HTTPException(404, f"no bot {bot!r} in ladder {ladder.name}")
-        return render("matches.html", listing=found, **common(context, ladder))
+        return render(request, "matches.html", listing=found, **common(request, ladder))
 
     @router.get("/matches/{match_id:id}", response_class=HTMLResponse)
-    def match(ladder: LadderArg, context: Context, match_id: int) -> HTMLResponse:
+    def match(request: Request, ladder: LadderArg, context: Context, match_id: int) -> HTMLResponse:
         with ladder.read() as db:
             detail = queries.match_detail(db, match_id)
         if detail is None:
@@ -152,36 +193,38 @@ def page_router(ladder_of: LadderDependency, named: bool) -> APIRouter:
             except HTTPException as error:
                 missing = str(error.detail)
         return render(
+            request,
             "match.html",
             match=detail,
             replay=replay,
             missing=missing,
-            **common(context, ladder),
+            **common(request, ladder),
         )
 
     @router.get("/field", response_class=HTMLResponse)
     def field(
+        request: Request,
         ladder: LadderArg,
-        context: Context,
         limit: Annotated[int, Query(ge=1, le=200)] = 30,
     ) -> HTMLResponse:
         with ladder.read() as db:
             plot = queries.field_plot(db, limit=limit)
         return render(
+            request,
             "field.html",
             plot=plot,
             chart=charts.field_chart(plot),
-            **common(context, ladder),
+            **common(request, ladder),
         )
 
     @router.get("/crosstable", response_class=HTMLResponse)
     def crosstable(
+        request: Request,
         ladder: LadderArg,
-        context: Context,
         limit: Annotated[int, Query(ge=1, le=200)] = 30,
     ) -> HTMLResponse:
         with ladder.read() as db:
             table = queries.crosstable(db, limit=limit)
-        return render("crosstable.html", table=table, **common(context, ladder))
+        return render(request, "crosstable.html", table=table, **common(request, ladder))
 
     return router

@@ -1,11 +1,16 @@
 """The one security layer every answer of ``arena serve`` passes through, and the ids
 its URLs take.
 
-:class:`SecurityHeaders` wraps an ASGI app (the read-only view, the submissions part,
-or both): every response gets :data:`SECURITY_HEADERS`, and ``Cache-Control: no-store``
-unless it set a cache policy of its own (only the static assets do).  An exception
-that escapes the app is answered here, with the headers, as a plain 500; Starlette's
-own last-resort 500 would go out from outside every middleware, without them.
+:class:`SecurityHeaders` wraps the web application (the view and, with
+``--submissions``, the submission pages and API): every response gets
+:data:`SECURITY_HEADERS`, and ``Cache-Control: no-store`` unless it set a cache policy
+of its own (only the static assets do).  An author's answers are ``no-store`` whatever
+their handler set: the private paths (:func:`is_private`: ``/my*``, ``/signin``,
+``/signout``, ``/api/submissions*``) and every answer to a request that carries
+credentials (a bearer token or the session cookie), the static assets apart (the same
+bytes for everyone).  An exception that escapes the app is answered here, with the
+headers, as a plain 500; Starlette's own last-resort 500 would go out from outside
+every middleware, without them.
 
 Ids in URLs (``/matches/{match_id:id}``) use the ``id`` convertor: the decimal numbers
 SQLite can hold (0 to 2**63 - 1).  A longer number matches no route, so it is a 404
@@ -17,7 +22,16 @@ from __future__ import annotations
 from starlette.convertors import Convertor, register_url_convertor
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["MAX_ID", "NO_STORE", "SECURITY_HEADERS", "SecurityHeaders", "id_pattern"]
+__all__ = [
+    "MAX_ID",
+    "NO_STORE",
+    "SECURITY_HEADERS",
+    "SESSION_COOKIE",
+    "SecurityHeaders",
+    "id_pattern",
+    "is_private",
+    "route_path",
+]
 
 MAX_ID = 2**63 - 1  # SQLite's largest INTEGER: a rowid past it cannot exist
 
@@ -35,8 +49,11 @@ SECURITY_HEADERS = {
     "cross-origin-resource-policy": "same-origin",
 }
 NO_STORE = "no-store"
+SESSION_COOKIE = "arena_session"  # a signed-in author's session (arena.web.submissions)
+_PRIVATE = ("/my", "/signin", "/signout", "/api/submissions")
 _HEADER_BYTES = [(name.encode(), value.encode()) for name, value in SECURITY_HEADERS.items()]
 _NAMES = {name for name, _ in _HEADER_BYTES}
+_CACHE_NAMES = {b"cache-control", b"expires", b"etag", b"last-modified"}
 
 
 def id_pattern(largest: int = MAX_ID) -> str:
@@ -75,10 +92,32 @@ register_url_convertor("id", IdConvertor())
 _ERROR_BODY = b"internal server error\n"
 
 
+def is_private(path: str) -> bool:
+    """An author's own path (``path`` as routed, without the app's ``root_path``)."""
+    return any(path == prefix or path.startswith(prefix + "/") for prefix in _PRIVATE)
+
+
+def route_path(scope: Scope) -> str:
+    """The path as the app's routes see it: without the ``root_path`` the server (or a
+    proxy's prefix, ``arena serve --root-path``) put in front of it."""
+    path: str = scope["path"]
+    prefix: str = scope.get("root_path", "")
+    return path[len(prefix) :] if prefix and path.startswith(prefix) else path
+
+
+def _credentialed(scope: Scope) -> bool:
+    """The request carries a bearer token or the session cookie."""
+    cookie = SESSION_COOKIE.encode() + b"="
+    for name, value in scope.get("headers", []):
+        if name == b"authorization" or (name == b"cookie" and cookie in value):
+            return True
+    return False
+
+
 class SecurityHeaders:
-    """Adds :data:`SECURITY_HEADERS` (and ``no-store`` where no cache policy is set) to
-    every response, and answers an escaping exception itself (pure ASGI: streams pass
-    through untouched)."""
+    """Adds :data:`SECURITY_HEADERS` (and ``no-store`` where no cache policy is set, or
+    wherever an author's answer goes: see the module docstring) to every response, and
+    answers an escaping exception itself (pure ASGI: streams pass through untouched)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -88,6 +127,8 @@ class SecurityHeaders:
             await self.app(scope, receive, send)
             return
         started = False
+        path = route_path(scope)
+        private = is_private(path) or (_credentialed(scope) and not path.startswith("/static/"))
 
         async def with_headers(message: Message) -> None:
             nonlocal started
@@ -97,6 +138,7 @@ class SecurityHeaders:
                     (name, value)
                     for name, value in message.get("headers", [])
                     if name.lower() not in _NAMES  # ours win: nothing can weaken them
+                    and not (private and name.lower() in _CACHE_NAMES)
                 ]
                 if not any(name.lower() == b"cache-control" for name, _ in headers):
                     headers.append((b"cache-control", NO_STORE.encode()))

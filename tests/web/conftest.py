@@ -124,11 +124,12 @@ def server(ladders: Ladders) -> Iterator[str]:
 
 
 @contextmanager
-def serving(*dbs: Path) -> Iterator[str]:
-    """``arena serve DB...`` on a free loopback port until the block ends; its base URL."""
+def serving(*dbs: Path, options: tuple[str, ...] = ()) -> Iterator[str]:
+    """``arena serve DB... [OPTIONS]`` on a free loopback port until the block ends; its
+    base URL."""
     port = _free_port()
     process = subprocess.Popen(
-        [str(ARENA), "serve", *map(str, dbs), "--port", str(port)],
+        [str(ARENA), "serve", *map(str, dbs), "--port", str(port), *options],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
     )

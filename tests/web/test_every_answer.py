@@ -1,7 +1,9 @@
 """Every answer of ``arena serve DB --submissions`` is ours: each route, walked with ids
 past SQLite's range and with ids that do not exist, answers 404 (never a 500 from an
 ``OverflowError``), and every answer (404, 413, 422, 500 included) carries the security
-headers and a cache policy."""
+headers and a cache policy; each route walked with ids that exist, signed out, signed
+in and with a bearer token, carries every promised header: ``no-store`` on an author's
+paths and on every answer to a request with credentials, the static assets apart."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from fastapi import FastAPI
@@ -19,9 +22,9 @@ from starlette.convertors import Convertor, IntegerConvertor
 
 from arena.storage import LadderStore
 from arena.storage.submissions_store import SubmissionStore
-from arena.submissions.http import SubmissionService, SubmissionSettings, mount
+from arena.submissions.service import SubmissionService, SubmissionSettings
 from arena.web import create_app, open_ladders
-from arena.web.security import MAX_ID, SECURITY_HEADERS, IdConvertor
+from arena.web.security import MAX_ID, SECURITY_HEADERS, IdConvertor, is_private
 from tests.web.conftest import Ladders
 
 BAD_IDS = [str(MAX_ID + 1), str(2**64), "9" * 40, str(MAX_ID)]  # the last: in range, absent
@@ -30,25 +33,38 @@ NOT_IDS = ["-1", "abc", "1.5", "0x10", "%31"]
 
 @pytest.fixture
 def served(ladders: Ladders, tmp_path: Path) -> Iterator[tuple[FastAPI, TestClient, str]]:
-    """The view of a copy of the Gin ladder with the submissions part mounted, as
-    ``arena serve DB --submissions`` builds it, and an author's token."""
+    """The app over a copy of the Gin ladder, taking submissions, as ``arena serve DB
+    --submissions`` builds it, and an author's token."""
     copy = tmp_path / "copy.sqlite"
     with sqlite3.connect(ladders.gin) as source, sqlite3.connect(copy) as target:
         source.backup(target)
     store = LadderStore.open(copy)
     token = SubmissionStore(store).add_author("alice")
     store.close()
-    app = create_app(open_ladders([copy]))
-    mount(app, SubmissionService(copy, SubmissionSettings(per_hour=50)))
+    service = SubmissionService(copy, SubmissionSettings(per_hour=50))
+    app = create_app(open_ladders([copy]), submissions=service)
     with TestClient(app, raise_server_exceptions=False) as client:
         yield app, client, token
 
 
-def _assert_ours(response: Any, what: str) -> None:  # the test client's (untyped) response
+def _assert_ours(
+    response: Any,  # the test client's (untyped) response
+    what: str,
+    path: str | None = None,
+    credentials: bool = False,
+) -> None:
+    """The security headers and a cache policy; given the request's ``path``, the
+    policy is ``no-store`` on an author's paths and, sent with ``credentials``, on
+    everything but the static assets."""
     headers = response.headers
     for name, value in SECURITY_HEADERS.items():
         assert headers.get(name) == value, (what, name, headers)
-    assert headers.get("cache-control"), what
+    policy = headers.get("cache-control")
+    assert policy, what
+    if path is not None:
+        route = urlsplit(path).path
+        if is_private(route) or (credentials and not route.startswith("/static/")):
+            assert policy == "no-store", (what, policy)
 
 
 def _routes(app: FastAPI) -> Iterator[tuple[str, set[str], dict[str, Convertor[object]]]]:
@@ -102,16 +118,70 @@ def test_every_route_with_bad_ids_answers_404_with_the_headers(
         for method, path in _paths(app, value):
             response = client.request(method, path, headers=auth, follow_redirects=False)
             what = f"{method} {path}"
-            _assert_ours(response, what)
+            _assert_ours(response, what, path, credentials=signed_in)
             if value in BAD_IDS and method == "GET" and value in path:
                 # Past the range: no such route.  In range: no such row (or, before
                 # signing in, the sign-in page's redirect or 401).
                 expected = {404} if value != str(MAX_ID) or signed_in else {303, 401, 404}
                 assert response.status_code in expected, (what, response.status_code)
+            elif path == "/healthz":  # 503: no runner's heartbeat on this copy
+                assert response.status_code in {200, 503}, (what, response.status_code)
             else:
                 assert response.status_code < 500, (what, response.status_code)
             walked += 1
     assert walked > 50
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("credentials", ["none", "session", "bearer"])
+def test_every_route_with_real_ids_sends_every_promised_header(
+    served: tuple[FastAPI, TestClient, str], credentials: str
+) -> None:
+    """Every route of the one app (the view, the submission pages and API, whatever
+    else is included), each method, with ids and names that exist: every answer has the
+    security headers; an author's paths and every answer to a request with a token or
+    a session are ``no-store``; only the static assets may be kept by a cache."""
+    app, client, token = served
+    store = LadderStore.open(app.state.submissions.db_path)
+    try:
+        submissions = SubmissionStore(store)
+        alice = submissions.authenticate(token)
+        assert alice is not None
+        slot = submissions.reserve_upload(alice.id, app.state.submissions.settings.quotas)
+        assert isinstance(slot, int)
+        submission = submissions.add_submission(alice.id, "0" * 64, 1, slot=slot)
+        match = store.db.execute("SELECT MIN(id) FROM matches").fetchone()[0]
+    finally:
+        store.close()
+    headers = {}
+    if credentials == "session":
+        page = client.get("/signin").text
+        csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', page)
+        assert csrf
+        assert client.post("/signin", data={"csrf": csrf.group(1), "token": token}).is_success
+    elif credentials == "bearer":
+        headers = {"authorization": f"Bearer {token}"}
+    values = {"ladder": "gin-web", "match_id": match, "match": match, "submission_id": submission}
+    walked = set()
+    for path, methods, convertors in _routes(app):
+        for name in convertors:
+            value = values.get(name, "style.css" if path.startswith("/static/") else "greedy")
+            path = re.sub(r"\{" + name + r"(:[a-z]+)?\}", str(value), path)
+        for method in sorted(methods - {"HEAD"}):
+            response = client.request(method, path, headers=headers, follow_redirects=False)
+            what = f"{method} {path} ({credentials}): {response.status_code}"
+            assert response.status_code < 500 or path == "/healthz", what
+            _assert_ours(response, what, path, credentials=credentials != "none")
+            if not path.startswith("/static/"):  # nothing else is for shared caches
+                policy = response.headers["cache-control"]
+                assert "public" not in policy and "max-age" not in policy, what
+            walked.add(path)
+    assert {"/my", f"/my/submissions/{submission}", f"/matches/{match}", "/"} <= walked
+    assert f"/api/submissions/{submission}" in walked and "/static/style.css" in walked
+    if credentials != "none":  # the author's own pages answer: nothing hides them
+        assert client.get(f"/api/submissions/{submission}", headers=headers).status_code == (
+            200 if credentials == "bearer" else 401
+        )
 
 
 def test_other_answers_carry_the_headers_too(served: tuple[FastAPI, TestClient, str]) -> None:

@@ -471,3 +471,15 @@ def test_serve_refuses_what_is_not_a_ladder(
     junk.write_text("not a database at all, just text" * 20)
     assert main(["serve", str(junk)]) == 2
     assert "not a ladder database" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("prefix", ["arena", "/a b", "/arena/../x", "//arena", "/arena?x=1"])
+def test_serve_refuses_a_root_path_that_is_not_a_url_path(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], prefix: str
+) -> None:
+    """``--root-path`` is checked before anything is opened: one line, exit 2."""
+    from arena.cli.main import main
+
+    assert main(["serve", str(tmp_path / "any.sqlite"), "--root-path", prefix]) == 2
+    error = capsys.readouterr().err.strip()
+    assert "--root-path" in error and len(error.splitlines()) == 1, error
