@@ -5,10 +5,10 @@ import json
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, HTTPException, Query, Response
+from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response
 from pydantic import TypeAdapter
 
-from arena.web import queries
+from arena.web import queries, site
 from arena.web.context import LadderDependency, WebContext, replay_or_404, web
 from arena.web.ladders import Ladder
 from arena.web.replay_view import PositionUnavailable, ReplayView, position_json
@@ -52,16 +52,17 @@ def index_router() -> APIRouter:
     router = APIRouter(tags=["ladders"])
 
     @router.get("/ladders", response_model=LadderIndex, operation_id="ladders")
-    def ladders(context: Annotated[WebContext, Depends(web)]) -> LadderIndex:
+    def ladders(request: Request, context: Annotated[WebContext, Depends(web)]) -> LadderIndex:
         """Every ladder this server shows; the first is the one the short routes address."""
+        root = site.root(request)  # the URLs carry the prefix the app is served under
         return LadderIndex(
             [
                 LadderEntry(
                     ladder.key,
                     ladder.name,
                     ladder.game,
-                    f"/ladders/{ladder.key}/",
-                    f"/api/ladders/{ladder.key}",
+                    f"{root}/ladders/{ladder.key}/",
+                    f"{root}/api/ladders/{ladder.key}",
                 )
                 for ladder in context.ladders.ladders
             ]

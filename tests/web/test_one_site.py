@@ -9,6 +9,7 @@ driven by Playwright for the pages."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import sqlite3
@@ -116,6 +117,12 @@ def test_every_url_carries_the_prefix_behind_a_proxy(ladder: tuple[Path, str]) -
         for wanted in ("/static/style.css", "/static/live.js", "/api/progress", "/my", "/field"):
             assert f"{PREFIX}{wanted}" in seen, (wanted, sorted(seen))
         assert any(re.fullmatch(rf"{PREFIX}/api/matches/\d+/replay", path) for path in seen)
+        # The JSON's URLs too.
+        status, body = web.get("/api/ladders")
+        assert status == 200
+        for entry in json.loads(body)["ladders"]:
+            assert entry["url"].startswith(f"{PREFIX}/ladders/"), entry
+            assert entry["api"].startswith(f"{PREFIX}/api/ladders/"), entry
 
         # Signing out: a 303 to the prefixed sign-in page, the session's cookie gone.
         csrf = web.form_csrf()
