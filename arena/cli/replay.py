@@ -7,16 +7,21 @@ for ``arena ask``."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from arena.cli.ask import add_asking_options, bot_starter, decision_block
 from arena.cli.bot_options import plugins_from_args
+from arena.plugins import PluginSet
 from arena.protocol.commitment import RevealCheck
 from arena.replays.ask import (
+    AskedDecision,
     Asker,
     AskReport,
+    NewAnswer,
     SeatStream,
+    Verdict,
     ask_stream,
     load_for_asking,
     position_at,
@@ -236,7 +241,7 @@ def _print_record(record: Record, names: list[str], deals: dict[tuple[int, int],
 # -- asking a bot again -----------------------------------------------------------------
 
 
-def _run_ask(args: argparse.Namespace, plugins: Any) -> int:
+def _run_ask(args: argparse.Namespace, plugins: PluginSet) -> int:
     if args.seat is None:
         raise ReplayError("--ask, --at and --save are about one seat's decisions: add --seat N")
     if args.verify or args.game is not None or args.hand is not None:
@@ -255,9 +260,8 @@ def _run_ask(args: argparse.Namespace, plugins: Any) -> int:
     decision = stream.find(at) if at is not None else None
     if args.save is not None and decision is not None:
         position_at(stream, decision).write(args.save)
-        print(
-            f"{args.save}: seat {args.seat}'s decision {decision.at}, recorded {decision.recorded.action or decision.recorded.fault}"
-        )
+        recorded = decision.recorded.action or decision.recorded.fault
+        print(f"{args.save}: seat {args.seat}'s decision {decision.at}, recorded {recorded}")
     if args.ask is None:
         if args.save is None:  # --at alone: show the decision as recorded
             assert decision is not None
@@ -270,7 +274,7 @@ def _run_ask(args: argparse.Namespace, plugins: Any) -> int:
     with Asker(start) as asker:
         report = ask_stream(stream, asker, at=decision, repeat=args.repeat)
     for result in report.results:
-        if decision is not None or result.answer.verdict.value != "same" or not result.steady:
+        if decision is not None or result.answer.verdict is not Verdict.SAME or not result.steady:
             for line in _block(stream, result.decision, result.answers, full=decision is not None):
                 print(line)
             print()
@@ -278,7 +282,9 @@ def _run_ask(args: argparse.Namespace, plugins: Any) -> int:
     return 0
 
 
-def _block(stream: SeatStream, decision: Any, answers: Any, *, full: bool) -> list[str]:
+def _block(
+    stream: SeatStream, decision: AskedDecision, answers: Sequence[NewAnswer], *, full: bool
+) -> list[str]:
     labels = stream.labels
     verdict = answers[0].verdict.value if answers else "as recorded"
     if len(answers) > 1 and len({(a.verdict, a.action) for a in answers}) > 1:
