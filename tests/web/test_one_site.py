@@ -30,7 +30,8 @@ from tests.web.proxy import prefix_proxy
 pytestmark = pytest.mark.slow  # every test starts a server
 
 PREFIX = "/arena"
-URLS = re.compile(r'(?:href|src|action|data-poll|data-replay)="([^"]*)"')
+URLS = re.compile(r'(?:href|src|action)="([^"]*)"')
+DATA_URLS = re.compile(r'data-[a-z-]+="(/[^"]*)"')  # what the scripts fetch
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ARGS = [
     "--no-sandbox",  # the tests run as root on CI
@@ -112,6 +113,10 @@ def test_every_url_carries_the_prefix_behind_a_proxy(ladder: tuple[Path, str]) -
                 url = url.replace("&amp;", "&")
                 assert url.startswith(f"{PREFIX}/"), (path, url)
                 if "/signout" not in url and "/my/upload" not in url:
+                    queue.append(url)
+            for url in DATA_URLS.findall(body):
+                assert url.startswith(f"{PREFIX}/"), (path, url)
+                if url.endswith(("/progress", "/replay")):  # not a stream that stays open
                     queue.append(url)
         assert pages >= 10, seen
         for wanted in ("/static/style.css", "/static/live.js", "/api/progress", "/my", "/field"):
