@@ -1,6 +1,7 @@
 """The arena's statistics, in one place: a proportion's Wilson interval, a match's
-Elo difference with its interval and LOS, and a sequential probability ratio test
-(SPRT) of a new bot against an old one over duplicate pairs.
+Elo difference with its interval and LOS, a sequential probability ratio test
+(SPRT) of a new bot against an old one over duplicate pairs, and the exact sign test
+a finals separates two bots with (``sign_test``).
 
 Pure maths, no I/O: ``arena sprt`` plays the games and feeds the pair scores in.
 
@@ -70,6 +71,7 @@ __all__ = [
     "llr",
     "pentanomial",
     "score_interval",
+    "sign_test",
     "wilson_interval",
 ]
 
@@ -316,3 +318,19 @@ def elo_summary(wins: int, losses: int, draws: int) -> EloSummary:
     decisive = wins + losses
     los = 0.5 if decisive == 0 else 0.5 + 0.5 * math.erf((wins - losses) / math.sqrt(2 * decisive))
     return EloSummary(elo, low, high, los)
+
+
+def sign_test(wins: int, losses: int) -> float:
+    """The exact two-sided binomial sign test: the p-value of ``wins`` against ``losses``
+    (ties left out beforehand) under the hypothesis that each decided game goes either
+    way with probability 1/2.  Two-sided by doubling the smaller tail, capped at 1:
+    ``p = min(1, 2 P(X <= min(wins, losses)))`` with ``X ~ Binomial(wins + losses, 1/2)``
+    (9-1: 22/1024 = 0.02148).  No decided game: 1.  Exact in integers up to the one
+    division, so it holds for any number of games."""
+    if wins < 0 or losses < 0:
+        raise ValueError(f"a sign test counts games: got {wins} wins and {losses} losses")
+    games = wins + losses
+    if games == 0:
+        return 1.0
+    tail = sum(math.comb(games, k) for k in range(min(wins, losses) + 1))
+    return min(1.0, 2 * tail / (1 << games))

@@ -256,6 +256,73 @@ _V9 = """
 ALTER TABLE ladder ADD COLUMN frozen TEXT
 """
 
+# Version 10: a season's finals (issue 29, arena.ladder.finals): the top bots' duplicate
+# round-robins under a secret of their own (stored at once, shown only when the finals
+# end; its SHA-256 is published at the start), in tables of their own: finals matches
+# are not ladder matches, and touch no rating.
+_V10 = """
+CREATE TABLE finals (
+    id INTEGER PRIMARY KEY,
+    status TEXT NOT NULL CHECK (status IN ('running', 'finished')),
+    top INTEGER NOT NULL,            -- the bots asked for (--top)
+    games INTEGER NOT NULL,          -- games a match
+    max_games INTEGER NOT NULL,      -- head-to-head games a pair plays at most (--max-games)
+    seats INTEGER NOT NULL,          -- a line-up's seats
+    secret BLOB NOT NULL,            -- 32 bytes the seeds derive from; shown once finished
+    commitment TEXT NOT NULL,        -- hex SHA-256 of the secret, published at the start
+    replays TEXT NOT NULL,           -- the folder of its replays
+    rounds INTEGER NOT NULL DEFAULT 0,  -- rounds queued so far
+    started TEXT NOT NULL,
+    finished TEXT
+);
+CREATE TABLE finals_bots (
+    finals_id INTEGER NOT NULL REFERENCES finals(id),
+    bot_id INTEGER NOT NULL REFERENCES bots(id),
+    seed INTEGER NOT NULL,           -- its place on the ladder when the finals started
+    mu REAL NOT NULL,                -- its ladder rating then
+    sigma REAL NOT NULL,
+    place INTEGER,                   -- its final place (tied bots share one), once finished
+    PRIMARY KEY (finals_id, bot_id)
+);
+CREATE TABLE finals_units (          -- one line-up of one round: its matches deal the same cards
+    id INTEGER PRIMARY KEY,
+    finals_id INTEGER NOT NULL REFERENCES finals(id),
+    round INTEGER NOT NULL,
+    label TEXT NOT NULL,             -- what its seed is derived from, e.g. finals-1/round-2/a|b
+    seed INTEGER NOT NULL,
+    UNIQUE (finals_id, label)
+);
+CREATE TABLE finals_matches (
+    id INTEGER PRIMARY KEY,
+    unit_id INTEGER NOT NULL REFERENCES finals_units(id),
+    seats TEXT NOT NULL,             -- JSON list of bot names, by seat
+    status TEXT NOT NULL CHECK (status IN ('scheduled', 'running', 'finished', 'failed')),
+    attempts INTEGER NOT NULL DEFAULT 0,
+    started TEXT,
+    finished TEXT,
+    replay TEXT,
+    result TEXT,                     -- the match result as JSON
+    failure TEXT                     -- why a 'failed' match could not be played
+);
+CREATE INDEX finals_matches_unit ON finals_matches(unit_id, status);
+CREATE TABLE finals_seats (
+    match_id INTEGER NOT NULL REFERENCES finals_matches(id),
+    seat INTEGER NOT NULL,
+    bot_id INTEGER NOT NULL REFERENCES bots(id),
+    game_wins INTEGER NOT NULL,
+    points INTEGER NOT NULL,
+    faults INTEGER NOT NULL,
+    PRIMARY KEY (match_id, seat)
+);
+CREATE TABLE finals_games (          -- each seat's rank in each game: the head-to-head counts
+    match_id INTEGER NOT NULL REFERENCES finals_matches(id),
+    game INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    rank INTEGER NOT NULL,           -- 0 first; equal ranks: neither beat the other
+    PRIMARY KEY (match_id, game, seat)
+)
+"""
+
 # Migration N takes a database from version N-1 to N.  Append, never edit.
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _statements(_V1),
@@ -267,6 +334,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _statements(_V7),
     _statements(_V8),
     _statements(_V9),
+    _statements(_V10),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
