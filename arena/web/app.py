@@ -28,6 +28,7 @@ from arena.replays.engine import GameLookup
 from arena.submissions.service import SubmissionService
 from arena.web.api import api_router, index_router
 from arena.web.context import WebContext, default_ladder, named_ladder
+from arena.web.finals import finals_api_router, finals_page_router
 from arena.web.ladders import LadderSet
 from arena.web.pages import page_router, render, site_context
 from arena.web.security import SECURITY_HEADERS, SecurityHeaders, route_path
@@ -153,4 +154,10 @@ def create_app(
     app.include_router(api_router(default_ladder, ""), prefix="/api")
     app.include_router(page_router(named_ladder, named=True), prefix="/ladders/{ladder}")
     app.include_router(page_router(default_ladder, named=False))
+    app.include_router(
+        finals_api_router(named_ladder, "_of_ladder"), prefix="/api/ladders/{ladder}"
+    )
+    app.include_router(finals_api_router(default_ladder, ""), prefix="/api")
+    app.include_router(finals_page_router(named_ladder, named=True), prefix="/ladders/{ladder}")
+    app.include_router(finals_page_router(default_ladder, named=False))
     return app
