@@ -34,6 +34,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "what each sandbox level guarantees on this host, and what strangers' bots get",
     ),
     "serve": ("serve", "a read-only web view of ladders (safe while `arena ladder run` writes)"),
+    "compete": (
+        "compete",
+        "run a competition: the web app (with submissions) and a runner that plays forever, "
+        "supervised",
+    ),
     "submit": (
         "submit",
         "submit a bot (a folder with bot.toml, or an archive) to a ladder's server",

@@ -5,21 +5,33 @@ with ``--submissions`` the same site also takes bots from authors (one DB)."""
 from __future__ import annotations
 
 import argparse
+import logging
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
 from arena.cli.bot_options import add_plugin_options, plugins_from_args
 from arena.cli.submit import add_submission_options, submission_service
 
-__all__ = ["register"]
+__all__ = ["add_serve_options", "register", "serve_options"]
 
 
 def register(commands: Any) -> None:
     parser = commands.add_parser(
         "serve", help="a read-only web view of ladders (safe while `arena ladder run` writes)"
     )
-    parser.add_argument("dbs", nargs="+", type=Path, metavar="DB", help="ladder database(s)")
+    add_serve_options(parser)
+    parser.set_defaults(run=_run)
+
+
+def add_serve_options(parser: argparse.ArgumentParser, *, one_db: bool = False) -> None:
+    """``arena serve``'s arguments (``arena compete`` takes the same, for one DB, and
+    always with submissions)."""
+    if one_db:
+        parser.add_argument("dbs", nargs=1, type=Path, metavar="DB", help="ladder database")
+    else:
+        parser.add_argument("dbs", nargs="+", type=Path, metavar="DB", help="ladder database(s)")
     parser.add_argument(
         "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)"
     )
@@ -33,11 +45,12 @@ def register(commands: Any) -> None:
             "every link, form, redirect and asset URL starts with it (default: none)"
         ),
     )
-    parser.add_argument(
-        "--submissions",
-        action="store_true",
-        help="also take bot submissions from authors (one DB only): upload API, sign-in pages",
-    )
+    if not one_db:
+        parser.add_argument(
+            "--submissions",
+            action="store_true",
+            help="also take bot submissions from authors (one DB only): upload API, sign-in pages",
+        )
     add_submission_options(parser)
     clients = parser.add_argument_group("slow and greedy clients (docs/SUBMISSIONS.md)")
     clients.add_argument(
@@ -65,7 +78,13 @@ def register(commands: Any) -> None:
         help="connections open at once from one client address (default 64)",
     )
     add_plugin_options(parser)  # replays of a plugin's game are drawn through its plugin
-    parser.set_defaults(run=_run)
+
+
+def serve_options() -> argparse.ArgumentParser:
+    """A parser of ``arena serve``'s options alone: what ``arena compete`` passes on."""
+    parser = argparse.ArgumentParser(add_help=False)
+    add_serve_options(parser)
+    return parser
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -99,9 +118,12 @@ def _run(args: argparse.Namespace) -> int:
         # from 127.0.0.1, and a local client could dodge the per-address limits with it.
         proxy_headers=False,
         http=guarded_protocol(limits),
+        # Live match streams never end by themselves: on SIGTERM they get this long.
+        timeout_graceful_shutdown=5,
         root_path=root_path,
     )
     server = uvicorn.Server(config)
+    _log_requests()
     names = ", ".join(ladder.name for ladder in ladders.ladders)
     where = f"http://{args.host}:{args.port}/"
     if root_path:
@@ -127,3 +149,15 @@ def _root_path(text: str) -> str:
             f"--root-path {text!r}: a URL path like /arena (letters, digits, . _ ~ - between slashes)"
         )
     return prefix
+
+
+def _log_requests() -> None:
+    """One line a request on stderr (uvicorn's own access log is off: it would log the
+    raw target with its query string)."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
+    access = logging.getLogger("arena.web.access")
+    access.addHandler(handler)
+    access.setLevel(logging.INFO)
+    access.propagate = False
+

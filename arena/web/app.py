@@ -20,6 +20,7 @@ from importlib import resources
 from fastapi import APIRouter, FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
+from prometheus_client import CollectorRegistry
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.gzip import GZipMiddleware
 
@@ -29,7 +30,10 @@ from arena.submissions.service import SubmissionService
 from arena.web.api import api_router, index_router
 from arena.web.context import WebContext, default_ladder, named_ladder
 from arena.web.finals import finals_api_router, finals_page_router
+from arena.web.health import health_router
 from arena.web.ladders import LadderSet
+from arena.web.live import LiveHub, live_router
+from arena.web.metrics import RequestMetrics, metrics_router
 from arena.web.pages import page_router, render, site_context
 from arena.web.security import SECURITY_HEADERS, SecurityHeaders, route_path
 from arena.web.submissions import submission_router
@@ -118,6 +122,8 @@ def create_app(
     # Level 5: a 1,000-bot leaderboard shrinks to a fifth at a third of level 9's CPU time.
     app.add_middleware(GZipMiddleware, minimum_size=2048, compresslevel=5)
     app.add_middleware(SecurityHeaders)
+    registry = CollectorRegistry()  # this app's own: two apps in one process count apart
+    app.add_middleware(RequestMetrics, registry=registry)  # outermost: sees every answer
 
     async def http_error(request: Request, error: Exception) -> Response:
         assert isinstance(error, StarletteHTTPException)
@@ -150,6 +156,11 @@ def create_app(
     if submissions is not None:
         app.include_router(submission_router(submissions))
     app.include_router(index_router(), prefix="/api")
+    app.state.live = LiveHub()
+    app.include_router(health_router())
+    app.include_router(metrics_router(registry, ladders))
+    app.include_router(live_router(named_ladder, "_of_ladder"), prefix="/api/ladders/{ladder}")
+    app.include_router(live_router(default_ladder, ""), prefix="/api")
     app.include_router(api_router(named_ladder, "_of_ladder"), prefix="/api/ladders/{ladder}")
     app.include_router(api_router(default_ladder, ""), prefix="/api")
     app.include_router(page_router(named_ladder, named=True), prefix="/ladders/{ladder}")

@@ -48,7 +48,7 @@ from arena.web.queries import replay_withheld
 from arena.web.replay_view import Step, StepFeed
 from arena.web.security import MAX_ID  # also registers the {...:id} convertor
 
-__all__ = ["LiveHub", "LiveMatch", "LiveMatches", "live_router"]
+__all__ = ["LiveHub", "LiveMatch", "LiveMatches", "LivePage", "live_page", "live_router"]
 
 CARD_BACK = "??"
 POLL_SECONDS = 0.2  # how often a stream looks for new lines: the bound on its delay
@@ -249,6 +249,31 @@ def _settings(db: sqlite3.Connection) -> tuple[str | None, bool]:
 def _resolve(ladder: Ladder, text: str) -> Path:
     path = Path(text)
     return path if path.is_absolute() else ladder.replay_root() / path
+
+
+@dataclass(frozen=True)
+class LiveSeat:
+    name: str
+
+
+@dataclass(frozen=True)
+class LivePage:
+    """What the page of a match in play needs to follow it: its stream and its seats."""
+
+    events: str
+    players: list[LiveSeat]
+
+
+def live_page(ladder: Ladder, api: str, match_id: int) -> LivePage | None:
+    """The viewer's source for a match being played (None: it is not, or it is played
+    without a replay to follow)."""
+    with ladder.read() as db:
+        match = _match_row(db, match_id)
+        replays, _ = _settings(db)
+    if match is None or match.status != "running" or not replays:
+        return None
+    seats = [LiveSeat(name) for name in match.seats]
+    return LivePage(f"{api}/matches/{match_id}/events", seats)
 
 
 def _live_path(ladder: Ladder, replays: str | None, match: _MatchRow) -> Path | None:

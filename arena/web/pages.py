@@ -16,6 +16,7 @@ from fastapi.responses import HTMLResponse
 from arena.web import charts, queries, site
 from arena.web.context import LadderDependency, WebContext, replay_or_404, web
 from arena.web.ladders import Ladder
+from arena.web.live import live_page
 from arena.web.security import MAX_ID  # also registers the {...:id} convertor
 
 __all__ = [
@@ -192,13 +193,15 @@ def page_router(ladder_of: LadderDependency, named: bool) -> APIRouter:
                 replay = replay_or_404(context, ladder, match_id)
             except HTTPException as error:
                 missing = str(error.detail)
+        site = common(request, ladder)
         return render(
             request,
             "match.html",
             match=detail,
             replay=replay,
             missing=missing,
-            **common(request, ladder),
+            live=live_page(ladder, site["api"], match_id),
+            **site,
         )
 
     @router.get("/field", response_class=HTMLResponse)

@@ -28,6 +28,7 @@ from arena.web.rows import (
     MatchSeat,
     MatchSummary,
     OpponentRecord,
+    PlayingMatch,
     Progress,
     RatingPoint,
 )
@@ -46,6 +47,7 @@ __all__ = [
     "MatchSeat",
     "MatchSummary",
     "OpponentRecord",
+    "PlayingMatch",
     "Progress",
     "RatingPoint",
     "Versions",
@@ -56,6 +58,7 @@ __all__ = [
     "match_detail",
     "match_replay_path",
     "matches",
+    "playing_now",
     "progress",
     "replay_withheld",
 ]
@@ -199,7 +202,17 @@ def leaderboard(
         for place, row in enumerate(shown, start=offset + 1)
     ]
     bots += [_bot(row, None, version.get(row["id"], "")) for row in apart]
-    return Leaderboard(name, game, bots, len(active), offset, progress(db))
+    return Leaderboard(name, game, bots, len(active), offset, progress(db), playing_now(db))
+
+
+def playing_now(db: sqlite3.Connection) -> list[PlayingMatch]:
+    """The matches being played, oldest first."""
+    return [
+        PlayingMatch(int(row["id"]), list(json.loads(row["seats"])), row["started"])
+        for row in db.execute(
+            "SELECT id, seats, started FROM matches WHERE status = 'running' ORDER BY id"
+        )
+    ]
 
 
 # -- matches ---------------------------------------------------------------------------------

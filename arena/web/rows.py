@@ -20,6 +20,7 @@ __all__ = [
     "MatchSeat",
     "MatchSummary",
     "OpponentRecord",
+    "PlayingMatch",
     "Progress",
     "RatingPoint",
 ]
@@ -60,6 +61,15 @@ class LeaderboardBot:
 
 
 @dataclass(frozen=True)
+class PlayingMatch:
+    """A match being played now (its page follows it)."""
+
+    id: int
+    seats: list[str]
+    started: str | None
+
+
+@dataclass(frozen=True)
 class Leaderboard:
     ladder: str
     game: str
@@ -69,6 +79,7 @@ class Leaderboard:
     active: int  # active bots in all
     offset: int  # the first active bot shown is the one in place offset + 1
     progress: Progress
+    playing: list[PlayingMatch]  # the matches in progress, oldest first
 
 
 @dataclass(frozen=True)

@@ -124,8 +124,9 @@ class Competition:
 
 @pytest.fixture
 def competition(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Competition]:
-    cards = getattr(request, "param", "hidden")
-    manifest = write_manifest(tmp_path, "slow", "--delay-ms", "30")
+    settings = {"cards": "hidden", "delay_ms": "30", **getattr(request, "param", {})}
+    cards = settings["cards"]
+    manifest = write_manifest(tmp_path, "slow", "--delay-ms", settings["delay_ms"])
     (tmp_path / "ladder.toml").write_text(SLOW.format(cards=cards, manifest=manifest))
     db = tmp_path / "ladder.sqlite"
     assert main(["ladder", "create", str(tmp_path / "ladder.toml"), "--db", str(db)]) == 0
@@ -226,7 +227,7 @@ def test_a_match_in_play_is_listed_and_streamed_with_card_backs_then_resumed(
     assert len(records) == ids[-1]
 
 
-@pytest.mark.parametrize("competition", ["shown"], indirect=True)
+@pytest.mark.parametrize("competition", [{"cards": "shown"}], indirect=True)
 def test_a_ladder_that_shows_cards_shows_them_in_play(competition: Competition) -> None:
     match = first_live(competition)
     stream = Stream(competition.url + match["events"])

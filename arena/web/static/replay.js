@@ -11,8 +11,10 @@
   let index = 0;
   let viewAs = -1; // -1: from above; else the seat whose view is shown
   // A decision's position file: the replay's route with /position in place of /replay.
-  const positionRoute = viewer.dataset.replay.replace(/\/replay$/, "/position");
-  const matchId = (viewer.dataset.replay.match(/\/matches\/(\d+)\/replay$/) || [])[1] || "match";
+  // A match in play has no replay to take positions from yet: no re-ask panel then.
+  const source = viewer.dataset.replay || "";
+  const positionRoute = source.replace(/\/replay$/, "/position");
+  const matchId = (source.match(/\/matches\/(\d+)\/replay$/) || [])[1] || "match";
 
   function el(tag, className, text) {
     const node = document.createElement(tag);
@@ -22,6 +24,7 @@
   }
 
   function card(text) {
+    if (text === "??") return cardBack(); // a card a spectator may not see yet (live)
     const suit = SUITS[text.charAt(1)];
     if (text.length !== 2 || !suit) return el("span", "card joker", text);
     const rank = text.charAt(0) === "T" ? "10" : text.charAt(0);
@@ -59,6 +62,7 @@
     const state = step.state;
     const names = replay.players.map((p) => p.name);
     $("position").textContent = "step " + (index + 1) + " / " + replay.steps.length;
+    $("scrub").max = String(replay.steps.length - 1);
     $("scrub").value = String(index);
     $("step-where").textContent = "game " + step.game + ", hand " + step.hand + ":";
     $("step-text").textContent = step.text;
@@ -170,7 +174,7 @@
   function drawReask(step) {
     const box = $("reask");
     box.replaceChildren();
-    if (step.kind !== "action" || !step.decision || step.seat < 0) return;
+    if (!source || step.kind !== "action" || !step.decision || step.seat < 0) return;
     const seat = step.seat;
     const file = "match" + matchId + "-seat" + seat + "-" + step.decision + ".json";
     const bot = shellWord(replay.players[seat] ? replay.players[seat].name : "BOT");
@@ -242,6 +246,38 @@
     const listing = document.getElementById("listing");
     if (listing) listing.classList.add("hidden");
     draw();
+  }
+
+  // A match in play: its steps arrive as Server-Sent Events (/api/.../matches/ID/events)
+  // and the viewer follows the newest, unless the reader stepped back; when the match
+  // ends, the page is loaded again to show the finished match.
+  function follow(url) {
+    const names = JSON.parse(viewer.dataset.players);
+    const live = { players: names.map((name) => ({ name: name })), steps: [] };
+    const status = $("live-status");
+    const source = new EventSource(url);
+    source.addEventListener("record", (event) => {
+      const message = JSON.parse(event.data);
+      if (!message.steps.length) return;
+      const atEnd = replay === null || index === replay.steps.length - 1;
+      live.steps.push(...message.steps);
+      if (replay === null) start(live);
+      if (atEnd) go(live.steps.length - 1);
+      else $("position").textContent = "step " + (index + 1) + " / " + live.steps.length;
+      viewer.dataset.steps = String(live.steps.length);
+      if (status) status.textContent = "in play: " + live.steps.length + " steps so far";
+    });
+    source.addEventListener("end", (event) => {
+      source.close();
+      const how = JSON.parse(event.data).status;
+      if (status) status.textContent = "the match is " + how + "; loading its page again";
+      window.setTimeout(() => window.location.reload(), 1000);
+    });
+  }
+
+  if (viewer.dataset.live) {
+    follow(viewer.dataset.live);
+    return;
   }
 
   fetch(viewer.dataset.replay, { headers: { Accept: "application/json" } })
