@@ -101,11 +101,14 @@ def ladder_context(request: Request, ladder: Ladder, named: bool) -> dict[str, A
     """The navigation of a ladder's pages: its links, with the app's prefix."""
     context = web(request)
     prefix = site.root(request)
+    with ladder.read() as db:
+        frozen = queries.frozen_since(db)
     return {
         "ladder": ladder,
         "base": prefix + context.base(ladder, named),
         "api": prefix + (f"/api/ladders/{ladder.key}" if named else "/api"),
         "several": len(context.ladders.ladders) > 1,
+        "frozen": frozen,
     }
 
 

@@ -54,6 +54,7 @@ __all__ = [
     "bot_page",
     "crosstable",
     "field_plot",
+    "frozen_since",
     "leaderboard",
     "match_detail",
     "match_replay_path",
@@ -203,6 +204,15 @@ def leaderboard(
     ]
     bots += [_bot(row, None, version.get(row["id"], "")) for row in apart]
     return Leaderboard(name, game, bots, len(active), offset, progress(db), playing_now(db))
+
+
+def frozen_since(db: sqlite3.Connection) -> str | None:
+    """When the ladder was frozen for its final (None: open, or a schema from before)."""
+    try:
+        row = db.execute("SELECT frozen FROM ladder").fetchone()
+    except sqlite3.OperationalError:
+        return None
+    return None if row is None or row[0] is None else str(row[0])
 
 
 def playing_now(db: sqlite3.Connection) -> list[PlayingMatch]:

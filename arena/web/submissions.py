@@ -68,7 +68,7 @@ def _refused(refusal: Refusal) -> JSONResponse:
     headers = {}
     if refusal.retry_after is not None:
         headers["retry-after"] = str(refusal.retry_after)
-    return _error(503 if refusal.everyone else 429, refusal.reason, headers)
+    return _error(refusal.http_status, refusal.reason, headers)
 
 
 def _address(request: Request) -> str:

@@ -4,6 +4,7 @@ frozen ladder (or opening an open one) is refused."""
 
 from __future__ import annotations
 
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ import pytest
 from arena.cli.main import main
 from arena.storage import LadderStore, StorageError
 from arena.storage.submissions_store import FROZEN, Quotas, Refusal, SubmissionStore
-from tests.submissions.conftest import add_author
+from tests.submissions.conftest import add_author, serve, tar_gz
 from tests.submissions.test_store import _accept
 
 QUOTAS = Quotas(per_hour=10, in_flight_per_author=2, in_flight=16, disk_bytes=1 << 30)
@@ -58,3 +59,24 @@ def test_a_frozen_ladder_takes_no_upload_and_no_new_version(
     finally:
         store.close()
 
+
+@pytest.mark.slow
+def test_an_upload_to_a_frozen_ladder_is_refused_and_the_pages_say_so(
+    ladder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    token = add_author(ladder, "alice", capsys)
+    assert main(["ladder", "freeze", str(ladder)]) == 0
+    with serve(ladder) as server:
+        status, reply = server.upload(token, tar_gz({"bot.toml": 'name = "x"\ncommand = "true"\n'}))
+        assert status == 403 and reply == {"error": FROZEN}
+        with urllib.request.urlopen(server.url + "/", timeout=30) as response:
+            page = response.read().decode()
+        assert 'id="frozen"' in page and "takes no submissions or new versions" in page
+        assert main(["ladder", "unfreeze", str(ladder)]) == 0
+        with urllib.request.urlopen(server.url + "/", timeout=30) as response:
+            assert 'id="frozen"' not in response.read().decode()
+    store = LadderStore.open(ladder)
+    try:
+        assert SubmissionStore(store).submissions_of(1) == []  # nothing half-written
+    finally:
+        store.close()
