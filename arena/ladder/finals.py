@@ -143,11 +143,10 @@ def _check_request(request: FinalsRequest) -> None:
 
 
 def _round_note(bots: int, seats: int, games: int) -> str:
-    lineups = round_games(bots, seats, 1) // seats
-    matches = lineups * seats
-    return (
-        f"{matches} match{'es' if matches != 1 else ''} of {games} game{'s' if games != 1 else ''}"
-    )
+    """How a round's head-to-head games a pair come about, for the refusal."""
+    lineups = round_games(bots, seats, 1) // seats  # line-ups holding a given pair
+    each = f"{seats} matches of {games} game{'s' if games != 1 else ''}"
+    return each if lineups == 1 else f"{lineups} line-ups holding the pair, {each} each"
 
 
 def _new_finals(
@@ -179,7 +178,7 @@ def _new_finals(
     if max_games < per_round:
         raise FinalsRefused(
             f"--max-games {max_games} is fewer than one round's head-to-head games a pair "
-            f"({per_round}: {_round_note(len(chosen), seats, games)} a line-up)"
+            f"({per_round}: {_round_note(len(chosen), seats, games)})"
         )
     secret = new_secret()
     return finals.create(
