@@ -271,6 +271,11 @@ def _run_locked(
     latest = finals_store.latest()
     started = False
     if latest is not None and latest.status is FinalsStatus.RUNNING:
+        if request.new:
+            raise FinalsRefused(
+                f"finals {latest.id} of ladder {config.name} is unfinished: run the command "
+                "without --new to resume it (a new finals follows a finished one)"
+            )
         _check_resume(latest, request)
         finals = latest
     elif latest is not None and not request.new:

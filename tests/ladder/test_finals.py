@@ -296,6 +296,8 @@ def test_resuming_with_other_numbers_is_refused(
     db = Path(store.path)
     line = _refused(db, ["--top", "2", "--games", "3"], capsys)
     assert "finals 1 is unfinished and was started with --games 2, not 3" in line
+    line = _refused(db, ["--top", "2", "--new"], capsys)
+    assert "finals 1 of ladder season is unfinished: run the command without --new" in line
 
 
 def test_request_checks_come_before_the_lock(tmp_path: Path) -> None:
