@@ -250,3 +250,67 @@ def test_a_finals_killed_mid_way_resumes_with_every_match_played_once(
     left = wait_for_none(f"ARENA_TEST_RUN={marker}", tmp_path, 10)
     kill_leftovers(left)
     assert not left, "left running after the resumed finals:\n" + "\n".join(left)
+
+
+RUMMY = """\
+name = "table"
+game = "rummy/standard"
+seats = 3
+[match]
+games = 1
+hands_only = true
+[run]
+concurrency = 2
+sandbox = "none"
+replays = "replays"
+[[bots]]
+name = "a"
+plugin = "greedy-rummy"
+[[bots]]
+name = "b"
+plugin = "random"
+[[bots]]
+name = "c"
+plugin = "strong-rummy"
+[[bots]]
+name = "d"
+plugin = "random"
+"""
+
+
+def test_a_multi_seat_finals_plays_every_line_up_in_every_rotation(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "table.toml"
+    config.write_text(RUMMY, encoding="utf-8")
+    db = tmp_path / "table.sqlite"
+    assert main(["ladder", "create", str(config), "--db", str(db)]) == 0
+    # 4 bots, 3 seats: a pair shares 2 line-ups, each played in 3 rotations: 6 games a
+    # round, so --max-games 6 is exactly one round.
+    finals = subprocess.run(
+        [str(ARENA), *FINALS, str(db), "--top", "4", "--max-games", "6"],
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert finals.returncode == 0, finals.stderr
+    (secret,) = re.findall(r"^finals 1 finished; secret: ([0-9a-f]{64})$", finals.stdout, re.M)
+    units = read(db, "SELECT id, label, seed, round FROM finals_units ORDER BY id")
+    assert [(label, number) for _, label, _, number in units] == [
+        (f"finals-1/round-1/{group}", 1) for group in ("a|b|c", "a|b|d", "a|c|d", "b|c|d")
+    ]
+    for unit_id, label, seed, _ in units:
+        assert seed == derived_seed(bytes.fromhex(secret), label)
+        group = label.rsplit("/", 1)[1].split("|")
+        seatings = [json.loads(seats) for (seats,) in read(
+            db, "SELECT seats FROM finals_matches WHERE unit_id = ? ORDER BY id", unit_id
+        )]  # fmt: skip
+        assert seatings == [group[i:] + group[:i] for i in range(3)]
+    matches = read(db, "SELECT replay, status FROM finals_matches")
+    assert len(matches) == 12 and {status for _, status in matches} == {"finished"}
+    for replay, _ in matches:
+        assert main(["replay", replay, "--verify"]) == 0, replay
+    capsys.readouterr()
+    assert main(["ladder", "standings", str(db), "--finals", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["round_games"] == 6
+    assert all(gap["wins"] + gap["losses"] + gap["ties"] == 6 for gap in report["gaps"])
+    assert len(report["standings"]) == 4 and report["standings"][0]["place"] == 1
