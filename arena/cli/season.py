@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.ladder.finals import FinalsRequest, run_finals
+from arena.ladder.runner import LadderError
 from arena.ladder.wakeup import StopRequest
 from arena.storage import LadderStore
 from arena.storage.finals_store import FinalsReport, FinalsStatus, FinalsStore
@@ -96,8 +97,14 @@ def _finals(args: argparse.Namespace) -> int:
     request = FinalsRequest(args.top, args.games, args.max_games, args.new)
     store = LadderStore.open(args.db)
     try:
-        with StopRequest() as stop:
-            outcome = run_finals(store, request, stop=stop)
+        try:
+            with StopRequest() as stop:
+                outcome = run_finals(store, request, stop=stop)
+        except LadderError as error:
+            if isinstance(error, ValueError):
+                raise  # a refusal: one line, exit status 2
+            print(f"arena: error: {error}", file=sys.stderr)  # the arena's own: resumable
+            return 1
         if outcome.stopped:
             return 1
         if outcome.already_finished:

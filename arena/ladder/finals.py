@@ -38,6 +38,7 @@ from arena.ladder.executors import open_executor
 from arena.ladder.jobs import (
     MAX_ATTEMPTS,
     Errored,
+    ExecutorLostError,
     Failed,
     Finished,
     Lost,
@@ -378,7 +379,16 @@ class _Play:
                     self.store.requeue(match.id)
                     raise
             if pending:
-                for finished in executor.wait(_WAIT_SECONDS):
+                try:
+                    done = executor.wait(_WAIT_SECONDS)
+                except ExecutorLostError as error:
+                    for match_id in pending:
+                        self.store.requeue(match_id)
+                    raise LadderError(
+                        f"{error}; {len(pending)} finals match(es) in flight put back in the "
+                        "queue: run the same command again to resume the finals"
+                    ) from None
+                for finished in done:
                     self._collect(finished, pending)
                 continue
             if self.store.open_matches(self.finals.id):
