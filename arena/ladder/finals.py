@@ -270,7 +270,7 @@ def _run_locked(
     config = LadderConfig.from_json(store.config_json())
     finals_store = FinalsStore(store.db)
     latest = finals_store.latest()
-    started = False
+    resumed: FinalsRow | None = None
     if latest is not None and latest.status is FinalsStatus.RUNNING:
         if request.new:
             raise FinalsRefused(
@@ -278,14 +278,22 @@ def _run_locked(
                 "without --new to resume it (a new finals follows a finished one)"
             )
         _check_resume(latest, request)
-        finals = latest
+        resumed = latest
     elif latest is not None and not request.new:
         return FinalsRun(latest, finals_store.standings(latest), False, 0, 0, False, True)
-    else:
-        finals_id = _new_finals(store, finals_store, config, request)
-        found = finals_store.get(finals_id)
+    # Whatever could refuse the finals here refuses them before anything is stored.
+    sandbox = _check_sandbox(store, config, progress=True)
+    _check_stored_versions(store, config)
+    try:
+        load_plugins(config.plugins, autoload=config.autoload_plugins).game(config.game)
+    except Exception as error:
+        raise LadderRefused(f"ladder {config.name}: {error}") from None
+    if resumed is None:
+        found = finals_store.get(_new_finals(store, finals_store, config, request))
         assert found is not None
         finals, started = found, True
+    else:
+        finals, started = resumed, False
     finalists = finals_store.finalists(finals.id)
     names = [bot.name for bot in finalists]
     word = "started" if started else "resumed"
@@ -296,12 +304,6 @@ def _run_locked(
         f"{finals.max_games} head-to-head games"
     )
     say(f"commitment: sha256 {finals.commitment} (the secret is revealed when the finals end)")
-    sandbox = _check_sandbox(store, config, progress=True)
-    _check_stored_versions(store, config)
-    try:
-        load_plugins(config.plugins, autoload=config.autoload_plugins).game(config.game)
-    except Exception as error:
-        raise LadderRefused(f"ladder {config.name}: {error}") from None
     folder = Path(finals.replays)
     try:
         private_folder(folder)
