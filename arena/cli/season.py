@@ -165,7 +165,7 @@ def print_finals(report: FinalsReport, db: Path) -> None:
     for gap in report.gaps:
         if gap.separated:
             verdict = "separated"
-        elif gap.exhausted or finals.status is FinalsStatus.FINISHED:
+        elif finals.status is FinalsStatus.FINISHED:
             verdict = f"tied (out of games: at most {finals.max_games} a pair)"
         else:
             verdict = "not yet separated"
