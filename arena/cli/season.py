@@ -123,22 +123,15 @@ def _standings(args: argparse.Namespace) -> int:
         return code
     store = LadderStore.open(args.db)
     try:
-        finals = FinalsStore(store.db)
-        latest = finals.latest()
-        if latest is None:
-            if args.json:
-                print(json.dumps({"finals": None}))
-                return 0
-            raise ValueError(
-                f"ladder {args.db} has held no finals (arena ladder finals DB --top N plays one)"
-            )
-        report = finals.report(latest)
-        if args.json:
-            print(json.dumps(asdict(report)))
-        else:
-            print_finals(report, args.db)
+        report = FinalsStore(store.db).latest_report()
     finally:
         store.close()
+    if args.json:
+        print(json.dumps(asdict(report)))
+    elif report.finals is None:
+        print(f"ladder {args.db} has held no finals yet (arena ladder finals DB --top N plays one)")
+    else:
+        print_finals(report, args.db)
     return 0
 
 
@@ -146,6 +139,7 @@ def print_finals(report: FinalsReport, db: Path) -> None:
     """A finals' standings as text: the order, each pair of neighbours' test, the
     commitment and (once finished) the secret."""
     finals = report.finals
+    assert finals is not None  # an empty report is the caller's to word
     if finals.status is FinalsStatus.FINISHED:
         state = f"finished {finals.finished}"
     else:

@@ -241,9 +241,10 @@ class FinalsMatchLine:
 @dataclass(frozen=True)
 class FinalsReport:
     """A finals for the page and its JSON twin: the standings, each match, and the ids
-    of every finals the ladder has held."""
+    of every finals the ladder has held (``finals`` None, and the rest empty, before
+    the ladder's first finals)."""
 
-    finals: FinalsRow
+    finals: FinalsRow | None
     standings: tuple[Standing, ...]
     gaps: tuple[Gap, ...]
     round_games: int
@@ -467,6 +468,13 @@ class FinalsStore:
             finals, standings, tuple(gaps), per_round,
             int(counts.get("finished", 0)), int(counts.get("failed", 0)),
         )  # fmt: skip
+
+    def latest_report(self) -> FinalsReport:
+        """The latest finals' report; an empty one before the ladder's first finals."""
+        latest = self.latest()
+        if latest is None:
+            return FinalsReport(None, (), (), 0, 0, 0, (), ())
+        return self.report(latest)
 
     def report(self, finals: FinalsRow) -> FinalsReport:
         """The standings with every match; seeds only once the finals have finished

@@ -30,15 +30,21 @@ FinalsId = Annotated[
 
 
 def finals_report(db: sqlite3.Connection, ladder: Ladder, finals_id: int | None) -> FinalsReport:
-    """The report of the ladder's latest finals (or of ``finals_id``); 404 if none."""
+    """The report of the ladder's latest finals (an empty one before its first), or of
+    ``finals_id`` (404 if the ladder has held no such finals)."""
     store = FinalsStore(db)
-    finals = store.latest() if finals_id is None else store.get(finals_id)
-    if finals is None:
-        which = "no finals" if finals_id is None else f"no finals {finals_id}"
-        raise HTTPException(404, f"ladder {ladder.name} has held {which}")
-    report = store.report(finals)
+    if finals_id is None:
+        report = store.latest_report()
+    else:
+        finals = store.get(finals_id)
+        if finals is None:
+            raise HTTPException(404, f"ladder {ladder.name} has held no finals {finals_id}")
+        report = store.report(finals)
+    if report.finals is None:
+        return report
     # The folder's name only: where the server keeps its files is not a visitor's business.
-    return replace(report, finals=replace(report.finals, replays=Path(finals.replays).name))
+    name = Path(report.finals.replays).name
+    return replace(report, finals=replace(report.finals, replays=name))
 
 
 def finals_page_router(ladder_of: LadderDependency, named: bool) -> APIRouter:
@@ -65,7 +71,8 @@ def finals_api_router(ladder_of: LadderDependency, suffix: str) -> APIRouter:
 
     @router.get("/finals", response_model=FinalsReport, operation_id=f"finals{suffix}")
     def finals(ladder: LadderArg, finals: FinalsId = None) -> Response:
-        """The ladder's latest finals (or ``?finals=ID``): its order (``standings``, tied
+        """The ladder's latest finals (or ``?finals=ID``; before the first, ``finals`` is
+        null and the lists are empty): its order (``standings``, tied
         bots sharing a ``place``), each pair of neighbours' exact two-sided sign test on
         their head-to-head decided games (``gaps``), every match, the seed commitment
         (SHA-256 of the secret) and, once finished, the ``secret``: check that

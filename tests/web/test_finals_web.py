@@ -1,26 +1,42 @@
-"""The finals' page and its JSON twin over made-up results: nothing before a finals, a
-running one without its secret or any seed, a finished one with both; an earlier finals
+"""The finals' page and its JSON twin over made-up results: before a finals (both say
+there is none), a running one without its secret or any seed, a finished one with both; an earlier finals
 by ``?finals=ID``."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from fastapi.testclient import TestClient
+from pytest import CaptureFixture
 
+from arena.cli.main import main
 from arena.web import create_app, open_ladders
 from tests.ladder.test_finals import _finals, _ladder, _play_round
 
 
-def test_no_finals_is_a_404_on_both(tmp_path: Path) -> None:
+def test_before_the_first_finals_both_say_so(tmp_path: Path, capsys: CaptureFixture[str]) -> None:
     db = _ladder(tmp_path, ["a", "b"])
     with TestClient(create_app(open_ladders([db]))) as client:
         answer = client.get("/api/finals")
-        assert answer.status_code == 404
-        assert answer.json() == {"detail": "ladder season has held no finals"}
+        assert answer.status_code == 200
+        empty = answer.json()
+        assert empty["finals"] is None
+        assert empty["standings"] == empty["gaps"] == empty["matches"] == empty["held"] == []
         page = client.get("/finals")
-        assert page.status_code == 404 and "has held no finals" in page.text
+        assert page.status_code == 200 and "This ladder has held no finals yet" in page.text
+        assert str(tmp_path) not in page.text
+        assert client.get("/ladders/season/finals").status_code == 200
+        missing = client.get("/api/finals?finals=1")
+        assert missing.status_code == 404
+        assert missing.json() == {"detail": "ladder season has held no finals 1"}
+        assert client.get("/finals?finals=1").status_code == 404
         assert client.get("/api/finals?finals=0").status_code == 422
+    capsys.readouterr()
+    assert main(["ladder", "standings", str(db), "--finals", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == empty
+    assert main(["ladder", "standings", str(db), "--finals"]) == 0
+    assert "has held no finals yet" in capsys.readouterr().out
 
 
 def test_a_running_finals_shows_no_secret_and_no_seed_until_it_ends(tmp_path: Path) -> None:
