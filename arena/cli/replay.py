@@ -61,7 +61,10 @@ def register(commands: Any) -> None:
         "--seat",
         type=int,
         metavar="N",
-        help="what seat N saw: its hand and view at each decision, its choice, time and comment",
+        help=(
+            "what seat N saw (seats numbered from 0, as listed and as each bot is told): "
+            "its hand and view at each decision, its choice, time and comment"
+        ),
     )
     parser.add_argument(
         "--game", type=int, metavar="G", help="only game G (numbered from 1, as listed)"

@@ -76,6 +76,9 @@ def _environment() -> jinja2.Environment:
         num=lambda value, digits=2: f"{value:.{digits}f}",
         duration=_duration,
         path=lambda value: quote(str(value), safe=""),  # one URL path segment
+        # A game's or hand's 0-based number as a person reads it: from 1 ("-": none,
+        # a fault before the first deal is recorded at game and hand -1).
+        from1=lambda value: str(value + 1) if value >= 0 else "-",
     )
     return environment
 

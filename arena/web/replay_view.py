@@ -255,14 +255,14 @@ class _Player:
                 self.step(
                     "hand_end",
                     end.winner,
-                    f"hand {end.hand_number} ends: {end.termination}, {winner}; totals {totals}",
+                    f"hand {end.hand_number + 1} ends: {end.termination}, {winner}; totals {totals}",
                 )
         elif isinstance(record, GameEndRecord):
             winner = "nobody" if record.winner is None else self.who(record.winner)
             self.step(
                 "game_end",
                 -1 if record.winner is None else int(record.winner),
-                f"game {record.game} over ({record.reason}): scores {list(record.scores)}, winner {winner}",
+                f"game {record.game + 1} over ({record.reason}): scores {list(record.scores)}, winner {winner}",
             )
             self.engine.table = None
         elif isinstance(record, MatchEndRecord):
@@ -286,7 +286,7 @@ class _Player:
         self.decisions = [0] * self.seats
         dealer = int(record.dealer)
         told = self.events()
-        self.step("deal", dealer, f"hand {self.hand_number}: {self.who(dealer)} deals; {told}")
+        self.step("deal", dealer, f"hand {self.hand_number + 1}: {self.who(dealer)} deals; {told}")
 
     def action(self, line: int, record: ActionRecord) -> None:
         actor = int(record.seat)

@@ -223,6 +223,10 @@ def check_stepping(page: Any, server: str, ladder: str, db: Path, match_id: int,
     for seat in range(seats):
         assert sorted(shown(page, seat)) == sorted(dealt.hands[seat]), seat
     assert pile(page) == [dealt.upcard]
+    # Games and hands as a person counts them, from 1 (the JSON's are 0-based).
+    where = f"game {first['game'] + 1}, hand {first['hand'] + 1}:"
+    assert page.locator("#step-where").inner_text() == where
+    assert page.locator("#step-text").inner_text().startswith(f"hand {first['hand'] + 1}: ")
     # Forward with the button to the first discard of the replay.
     actions = [r for r in records if r["type"] == "action"]
     discard_at = next(i for i, r in enumerate(actions) if r["action"].startswith("discard "))

@@ -5,6 +5,7 @@ security headers, and the JSON shapes the API documents."""
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import urllib.error
 import urllib.parse
@@ -202,6 +203,25 @@ def test_match_page_and_replay(client: TestClient, ladders: Ladders) -> None:
     assert 'id="viewer"' in html and f'data-replay="/api/matches/{match_id}/replay"' in html
     assert '<ol class="steps">' in html  # the listing for scripts off
     assert html.count('class="step-action"') == kinds.count("action")
+
+
+def test_people_read_games_and_hands_from_1(client: TestClient) -> None:
+    """The replay's JSON keeps the file's 0-based games and hands; its step texts, the
+    match page's list of steps and its games table count from 1 (docs/WEB.md)."""
+    match_id = client.get("/api/matches?bot=random").json()["matches"][0]["id"]
+    steps = client.get(f"/api/matches/{match_id}/replay").json()["steps"]
+    deals = [step for step in steps if step["kind"] == "deal"]
+    assert [(step["game"], step["hand"]) for step in deals] == [(0, 0), (1, 0), (2, 0)]
+    assert all(step["text"].startswith("hand 1: ") for step in deals), deals
+    ends = [step["text"] for step in steps if step["kind"] in ("hand_end", "game_end")]
+    assert [text.split(":")[0].split(" (")[0] for text in ends] == [
+        "hand 1 ends", "game 1 over", "hand 1 ends", "game 2 over", "hand 1 ends", "game 3 over",
+    ]  # fmt: skip
+    page = client.get(f"/matches/{match_id}").text
+    assert "game 1 hand 1</span>" in page and "game 3 hand 1</span>" in page
+    assert "game 0" not in page and "hand 0" not in page
+    games = page.split('<table class="games">')[1].split("</table>")[0]
+    assert [int(n) for n in re.findall(r'<tr><td class="num">(\d+)</td>', games)] == [1, 2, 3]
 
 
 def test_every_match_replays_in_the_viewer(both: TestClient, ladders: Ladders) -> None:

@@ -57,6 +57,13 @@
     return viewAs < 0 || viewAs === seat;
   }
 
+  // Where a step is, as a person counts: games and hands from 1 (the JSON's are 0-based).
+  function where(step) {
+    if (step.game < 0) return "before the first game:";
+    if (step.hand < 0) return "game " + (step.game + 1) + ":";
+    return "game " + (step.game + 1) + ", hand " + (step.hand + 1) + ":";
+  }
+
   function draw() {
     const step = replay.steps[index];
     const state = step.state;
@@ -64,7 +71,7 @@
     $("position").textContent = "step " + (index + 1) + " / " + replay.steps.length;
     $("scrub").max = String(replay.steps.length - 1);
     $("scrub").value = String(index);
-    $("step-where").textContent = "game " + step.game + ", hand " + step.hand + ":";
+    $("step-where").textContent = where(step);
     $("step-text").textContent = step.text;
     $("step-private").textContent = step.private && visible(step.seat) ? "(drew " + step.private + ")" : "";
     $("step-comment").textContent = step.comment ? "# " + step.comment : "";
