@@ -22,6 +22,7 @@ Everything is the installed ``arena`` command in subprocesses, as an operator ru
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import signal
 import socket
@@ -194,6 +195,66 @@ def capacity(folder: Path, rounds: int, matches: int, clients: int) -> list[list
     return rows
 
 
+def recording(folder: Path, records: int, clients: int, rounds: int) -> list[list[str]]:
+    """What one SQLite file takes: ``LadderStore.record`` (the runner's whole write for a
+    finished match: result, seats, counts, the unit's rating update) in a loop, alone and
+    while ``clients`` threads read the API, on a ladder that grows by ``records`` a round."""
+    from arena.referee.results import MatchResult
+    from arena.storage import LadderStore
+
+    db = create(folder, "recording", '[[bots]]\nname = "random"\n')
+    subprocess.run(
+        [str(ARENA), "ladder", "run", str(db), "--matches", "1", "--quiet", "--no-leaderboard"],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    with closing(sqlite3.connect(db)) as connection:
+        text = connection.execute(
+            "SELECT result FROM matches WHERE status = 'finished'"
+        ).fetchone()[0]
+    result = MatchResult.from_json(json.loads(text))
+    port = free_port()
+    server = subprocess.Popen(
+        [str(ARENA), "serve", str(db), "--port", str(port)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    store = LadderStore.open(db)
+    rows, ratios = [], []
+    unit = 0
+
+    def record_many() -> float:
+        nonlocal unit
+        started = time.perf_counter()
+        for _ in range(records):
+            unit += 1
+            store.add_unit(f"bench:{unit}", unit, [[seat.name for seat in result.seats]])
+            match = store.take_next()
+            assert match is not None
+            store.record(match.id, result, None, 3)
+        return records / (time.perf_counter() - started)
+
+    try:
+        wait_for(lambda: _answers(url), 60)
+        for number in range(1, rounds + 1):
+            alone = record_many()
+            stop = threading.Event()
+            readers(url, clients, stop)
+            try:
+                loaded = record_many()
+            finally:
+                stop.set()
+            ratios.append(loaded / alone)
+            rows.append([str(number), f"{alone:.0f}", f"{loaded:.0f}", f"{loaded / alone:.2f}"])
+        rows.append(["median", "", "", f"{statistics.median(ratios):.2f}"])
+        played = int(scalar(db, "SELECT COUNT(*) FROM matches WHERE status = 'finished'"))  # type: ignore[call-overload]
+        rows.append(["matches in the ladder at the end", str(played), "", ""])
+    finally:
+        store.close()
+        server.terminate()
+        server.wait(30)
+    return rows
+
+
 def _answers(url: str) -> bool:
     try:
         with urllib.request.urlopen(url + "/api/leaderboard", timeout=5):
@@ -209,9 +270,12 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=40, help="matches a timed run (default 40)")
     parser.add_argument("--clients", type=int, default=20, help="API readers (default 20)")
     parser.add_argument("--idle", type=float, default=10.0, help="seconds to watch an idle runner")
+    parser.add_argument(
+        "--records", type=int, default=2000, help="results recorded a timed run (default 2000)"
+    )
     options = parser.parse_args()
     if options.quick:
-        options.rounds, options.matches, options.idle = 1, 4, 1.0
+        options.rounds, options.matches, options.idle, options.records = 1, 4, 1.0, 50
     with tempfile.TemporaryDirectory() as scratch:
         share, latency, duration = idle_and_wake(Path(scratch) / "idle", options.idle)
         print(f"\nIdle runner and a new bot ({options.idle:g} s watched)\n")
@@ -231,6 +295,14 @@ def main() -> None:
             f"\nCapacity: matches a second recorded, alone and with {options.clients} API readers\n"
         )
         print_table(["round", "alone", "with readers", "ratio", "API answers a match"], rows)
+        rows = recording(
+            Path(scratch) / "recording", options.records, options.clients, options.rounds
+        )
+        print(
+            f"\nOne SQLite file: results recorded a second (LadderStore.record, {options.records} "
+            f"a run), alone and with {options.clients} API readers\n"
+        )
+        print_table(["round", "alone", "with readers", "ratio"], rows)
 
 
 if __name__ == "__main__":
