@@ -49,8 +49,8 @@ from arena.ladder.jobs import (
 from arena.ladder.runner import (
     LadderError,
     LadderRefused,
-    _check_sandbox,  # the same sandbox rules as the ladder's own matches
-    _check_stored_versions,
+    check_sandbox,  # the same sandbox rules as the ladder's own matches
+    check_stored_versions,
 )
 from arena.ladder.runner_lock import LadderBusy, RunnerLock, held_by
 from arena.ladder.schedule import round_robin
@@ -282,8 +282,8 @@ def _run_locked(
     elif latest is not None and not request.new:
         return FinalsRun(latest, finals_store.standings(latest), False, 0, 0, False, True)
     # Whatever could refuse the finals here refuses them before anything is stored.
-    sandbox = _check_sandbox(store, config, progress=True)
-    _check_stored_versions(store, config)
+    sandbox = check_sandbox(store, config, progress=True)
+    check_stored_versions(store, config)
     try:
         load_plugins(config.plugins, autoload=config.autoload_plugins).game(config.game)
     except Exception as error:

@@ -53,7 +53,15 @@ from arena.storage.submissions_store import submitted_bot_names, submitted_versi
 from arena.submissions.layout import DataLayout
 from arena.submissions.stored import StoredVersionError, open_version
 
-__all__ = ["DEFAULT_GRACE", "LadderError", "LadderRefused", "RunSummary", "run_ladder"]
+__all__ = [
+    "DEFAULT_GRACE",
+    "LadderError",
+    "LadderRefused",
+    "RunSummary",
+    "check_sandbox",
+    "check_stored_versions",
+    "run_ladder",
+]
 
 log = logging.getLogger("arena.ladder")
 
@@ -149,7 +157,7 @@ def _submitted_active(store: LadderStore) -> list[str]:
     return sorted(submitted_bot_names(store) & set(_active(store)))
 
 
-def _check_sandbox(store: LadderStore, config: LadderConfig, progress: bool) -> str:
+def check_sandbox(store: LadderStore, config: LadderConfig, progress: bool) -> str:
     """The sandbox level to play at.  Strangers' bots (a ladder marked ``untrusted``, or
     any active submitted bot) play only at a level fit for strangers on this host
     (:mod:`arena.hosting.host`: bwrap, else Landlock ``limits``); say so when bots
@@ -179,7 +187,7 @@ def _check_sandbox(store: LadderStore, config: LadderConfig, progress: bool) -> 
     return level.value
 
 
-def _check_stored_versions(store: LadderStore, config: LadderConfig) -> None:
+def check_stored_versions(store: LadderStore, config: LadderConfig) -> None:
     """Every active submitted bot starts from the archive that was vetted: its digest is
     checked (and its folder unpacked again if missing) before anything is played."""
     active = set(_active(store))
@@ -376,8 +384,8 @@ def _prepare(
     """Check that the ladder can run here as its config says, put back the matches a
     crash left running and queue what the schedule lacks: the sandbox level to play
     at, and the run's summary so far."""
-    sandbox = _check_sandbox(store, config, progress)
-    _check_stored_versions(store, config)
+    sandbox = check_sandbox(store, config, progress)
+    check_stored_versions(store, config)
     summary = RunSummary(recovered=store.recover_running())
     plugins = load_plugins(config.plugins, autoload=config.autoload_plugins)
     plugins.game(config.game)  # refuse to start without the game
