@@ -17,10 +17,12 @@ import logging
 import os
 import shlex
 import shutil
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import arena
 from arena.archives import ArchiveError, UnpackLimits, check_tree, unpack
 from arena.conformance.check import CheckSettings, run_check
 from arena.errors import ArenaError
@@ -42,7 +44,7 @@ from arena.storage.submissions_store import SubmissionStatus, SubmissionStore
 from arena.submissions.build import BuildSettings, run_build
 from arena.submissions.cleanup import remove_tree
 from arena.submissions.layout import DataLayout
-from arena.submissions.report import ArchiveFacts, SubmissionReport
+from arena.submissions.report import ArchiveFacts, HostPaths, SubmissionReport
 from arena.submissions.stored import PACKED, pack_tree, unpack_packed
 
 __all__ = ["CheckOptions", "Rejected", "check_submission"]
@@ -71,7 +73,8 @@ def check_submission(
     options = options or CheckOptions()
     layout = DataLayout.of(db_path)
     staging = layout.staging(submission_id)
-    report = SubmissionReport()
+    paths = host_paths(layout, submission_id)
+    report = SubmissionReport(host_paths=paths)
     store = LadderStore.open(db_path)
     try:
         submissions = SubmissionStore(store)
@@ -82,9 +85,9 @@ def check_submission(
             _check(store, submissions, layout, submission_id, submission.author_id,
                    submission.archive_sha256, options, report)  # fmt: skip
         except (Rejected, ArchiveError, StorageError) as error:
-            submissions.reject(submission_id, str(error), report)
+            submissions.reject(submission_id, paths(str(error)), report)
         except HostingError as error:
-            submissions.reject(submission_id, f"the sandbox failed: {error}", report)
+            submissions.reject(submission_id, paths(f"the sandbox failed: {error}"), report)
         except Exception as error:  # the arena's own failure: say so, keep the server up
             submissions.reject(
                 submission_id, f"internal error while checking: {type(error).__name__}", report
@@ -98,6 +101,41 @@ def check_submission(
                 "cannot remove the staging folder of submission %d: %s", submission_id, error
             )
         store.close()
+
+
+def host_paths(layout: DataLayout, submission_id: int) -> HostPaths:
+    """What a submission's author reads for the server's paths: the submission's folder
+    (unpacked, built or checked) as relative paths, the build's HOME as ``~``, its check
+    logs by their names, the arena's interpreter as ``{python}``, and the server's
+    other folders (staging, data, the ladder's, the arena's install) by a name."""
+    staging = layout.staging(submission_id)
+    return HostPaths.of(
+        [
+            (staging / "bot", "."),
+            (staging / "final", "."),
+            (staging / "build" / "home", "~"),
+            (staging, "(the staging folder)"),
+            (layout.logs(submission_id), "."),
+            (layout.root, "(the ladder's data folder)"),
+            (layout.root.parent, "(the ladder's folder)"),
+            (sys.executable, PYTHON_PLACEHOLDER),
+            (os.path.realpath(sys.executable), PYTHON_PLACEHOLDER),
+            (Path(arena.__file__).resolve().parent.parent, "(the arena's install)"),
+            (sys.prefix, "(the arena's environment)"),
+        ]
+    )
+
+
+def _scrub_logs(folder: Path, paths: HostPaths) -> None:
+    """The check's logs, which its author reads, with the server's paths replaced
+    (what the bot printed of where it runs, what the arena wrote of where it started
+    it)."""
+    for log in folder.glob("*.log") if folder.is_dir() else ():
+        if log.is_file() and not log.is_symlink():
+            text = log.read_text(errors="replace")
+            scrubbed = paths(text)
+            if scrubbed != text:
+                log.write_text(scrubbed)
 
 
 def _check(
@@ -162,6 +200,7 @@ def _check(
         ),
     )
     report.check, report.check_file = checked, MANIFEST
+    _scrub_logs(logs, report.host_paths)
     if checked.name and checked.name != name:  # also the check's manifest-name failure
         raise Rejected(
             f"the manifest's name {name!r} differs from the name the bot gives in its "

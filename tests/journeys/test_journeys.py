@@ -85,11 +85,6 @@ def _twins(path: str) -> list[str]:
     return twins
 
 
-# Pages linked from every page that answer 404 until something has happened: the
-# navigation's Finals link before the ladder's first finals (the answer says so).
-NOT_YET = {"/finals": "has held no finals"}
-
-
 def _crawl(user: User, url: str, bot: str) -> set[str]:
     """Every page the leaderboard, the bot's page and a match page link to, and each
     one's JSON twin: all answer 200 with clean bodies. The pages fetched."""
@@ -112,9 +107,6 @@ def _crawl(user: User, url: str, bot: str) -> set[str]:
         for link in sorted(links - pages):
             pages.add(link)
             status, kind, text = get(url + link)
-            if status == 404 and link in NOT_YET:
-                assert NOT_YET[link] in text, text
-                continue
             assert status == 200, f"{link}: {status}"
             user.assert_page_clean(text, f"GET {link}")
             if kind.startswith("text/html"):
