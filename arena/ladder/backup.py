@@ -330,6 +330,12 @@ def _backup_into(db: Path, dest: Path, replays: bool) -> BackupSummary:
                 "SELECT replay FROM matches WHERE status = 'finished' AND replay IS NOT NULL "
                 "ORDER BY id"
             )
+        ] + [
+            row[0]
+            for row in snapshot.execute(
+                "SELECT replay FROM finals_matches WHERE status = 'finished' "
+                "AND replay IS NOT NULL ORDER BY id"
+            )
         ]
     files: list[StoredFile] = []
     missing: list[str] = []
@@ -532,6 +538,18 @@ def _restore_files(
                             for match, path in played
                         ],
                     )
+                    # The finals' replays sit in the same folder (finals-ID/...).
+                    for table, column in (("finals_matches", "replay"), ("finals", "replays")):
+                        rows = copy.execute(
+                            f"SELECT rowid, {column} FROM {table} WHERE {column} IS NOT NULL"
+                        ).fetchall()
+                        copy.executemany(
+                            f"UPDATE {table} SET {column} = ? WHERE rowid = ?",
+                            [
+                                (_prefix(value, old_replays, str(replay_folder)), rowid)
+                                for rowid, value in rows
+                            ],
+                        )
             for table, column in (("bots", "reference"), ("bot_versions", "path")):
                 rows = copy.execute(f"SELECT rowid, {column} FROM {table}").fetchall()
                 copy.executemany(

@@ -314,3 +314,21 @@ def test_a_multi_seat_finals_plays_every_line_up_in_every_rotation(
     assert report["round_games"] == 6
     assert all(gap["wins"] + gap["losses"] + gap["ties"] == 6 for gap in report["gaps"])
     assert len(report["standings"]) == 4 and report["standings"][0]["place"] == 1
+
+
+def test_a_backup_carries_the_finals_replays_to_the_restored_ladder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = _ladder(tmp_path)
+    assert main(["ladder", "run", str(db), "--quiet", "--no-leaderboard"]) == 0
+    assert main([*FINALS, str(db), "--top", "2", "--games", "1", "--max-games", "2"]) == 0
+    assert main(["ladder", "backup", str(db), str(tmp_path / "backup"), "--replays"]) == 0
+    restored = tmp_path / "restored" / "season.sqlite"
+    assert main(["ladder", "restore", str(tmp_path / "backup"), str(restored)]) == 0
+    replays = [row[0] for row in read(restored, "SELECT replay FROM finals_matches")]
+    (folder,) = (row[0] for row in read(restored, "SELECT replays FROM finals"))
+    assert replays and all(Path(replay).is_file() for replay in replays)
+    assert all(Path(replay).is_relative_to(folder) for replay in replays)
+    assert not Path(folder).is_relative_to(db.parent / "replays" / "season")
+    capsys.readouterr()
+    assert main(["replay", replays[0], "--verify"]) == 0
