@@ -110,16 +110,40 @@ def bwrap_binary() -> str | None:
 def bwrap_problem() -> str | None:
     """Why bubblewrap cannot be used here, or ``None`` if it works.
 
-    Probed once per process and binary by running ``true`` with the same flags bots
-    get: bwrap may be installed yet unusable (no unprivileged user namespaces, a
-    container without the needed privileges, an AppArmor restriction).  A binary
-    named by ``ARENA_BWRAP`` that is missing or broken counts as no bwrap here.
+    Probed by running ``true`` with the same flags bots get: bwrap may be installed
+    yet unusable (no unprivileged user namespaces, a container without the needed
+    privileges, an AppArmor restriction).  A binary named by ``ARENA_BWRAP`` that is
+    missing or broken counts as no bwrap here.  Only a binary that worked is
+    remembered (by its path and the file's identity): a problem is probed again at
+    every call, so that a long-running server sees bwrap once it is installed or
+    fixed, and a binary replaced since is probed anew.  A missing binary costs a
+    ``PATH`` lookup, a broken one a failed start (milliseconds).
     """
-    return _bwrap_problem(bwrap_binary())
+    binary = bwrap_binary()
+    identity = _file_identity(binary)
+    if identity is not None and identity in _WORKING_BWRAP:
+        return None
+    problem = _probe_bwrap(binary)
+    if problem is None and identity is not None:
+        _WORKING_BWRAP.add(identity)
+    return problem
 
 
-@functools.cache
-def _bwrap_problem(binary: str | None) -> str | None:
+# The bwrap binaries that ran ``true`` here: (path, device, inode, mtime, size).
+_WORKING_BWRAP: set[tuple[str, int, int, int, int]] = set()
+
+
+def _file_identity(binary: str | None) -> tuple[str, int, int, int, int] | None:
+    if binary is None:
+        return None
+    try:
+        found = os.stat(binary)
+    except OSError:
+        return None
+    return (binary, found.st_dev, found.st_ino, found.st_mtime_ns, found.st_size)
+
+
+def _probe_bwrap(binary: str | None) -> str | None:
     if binary is None:
         return "bwrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
     if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
