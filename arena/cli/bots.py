@@ -12,6 +12,7 @@ from arena.cli.bot_options import (
     manifest_catalog,
     plugins_from_args,
 )
+from arena.hosting.programs import build_hint
 
 __all__ = ["register"]
 
@@ -41,7 +42,11 @@ def _run(args: argparse.Namespace) -> int:
     ]
     problems = [str(problem) for problem in plugins.problems]
     catalog = manifest_catalog(args)
+    unbuilt: list[tuple[str, str]] = []
     for entry in catalog.entries.values():
+        hint = build_hint(entry.command)  # a kit whose program is not built yet
+        if hint is not None:
+            unbuilt.append((entry.name, hint))
         shadowed = entry.name in plugins.bots  # a registered bot of that name comes first
         rows.append(
             {
@@ -49,6 +54,7 @@ def _run(args: argparse.Namespace) -> int:
                 "source": f"manifest {entry.path}",
                 "games": ["(told in its handshake)"],
                 "description": " ".join(entry.command.argv),
+                "build": hint,
             }
         )
         if shadowed:
@@ -64,6 +70,8 @@ def _run(args: argparse.Namespace) -> int:
     print(f"{'name':<{width}}  {'source':<{source_width}}  games")
     for row in rows:
         print(f"{row['name']:<{width}}  {row['source']:<{source_width}}  {', '.join(row['games'])}")
+    for name, hint in unbuilt:
+        print(f"{name} is not built yet: {hint}")
     for problem in problems:
         print(f"problem: {problem}")
     if not catalog.folders:

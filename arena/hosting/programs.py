@@ -10,7 +10,29 @@ from pathlib import Path
 
 from arena.hosting.manifest import BotCommand
 
-__all__ = ["program_problem"]
+__all__ = ["build_hint", "program_problem"]
+
+_MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
+
+
+def build_hint(command: BotCommand) -> str | None:
+    """The command that builds a bot whose program is not there yet, or ``None``: ``make
+    -C FOLDER`` where its program is a path in its working directory that does not
+    exist and that folder has a Makefile (the Go and C++ starter kits).  The folder is
+    shown relative to the current one when it is inside it."""
+    if not command.argv or command.cwd is None:
+        return None
+    program = command.argv[0]
+    if os.sep not in program or os.path.isabs(program):
+        return None
+    if os.path.lexists(command.cwd / program):
+        return None
+    if not any((command.cwd / name).is_file() for name in _MAKEFILES):
+        return None
+    folder = command.cwd.resolve()
+    here = Path.cwd().resolve()
+    shown = os.path.relpath(folder, here) if folder.is_relative_to(here) else str(folder)
+    return f"make -C {shown}"
 
 
 def program_problem(command: BotCommand) -> str | None:
@@ -33,7 +55,9 @@ def program_problem(command: BotCommand) -> str | None:
         base = command.cwd.resolve() if command.cwd is not None else Path("/")
         found = base / program
         if not found.exists():
-            return f"program {program!r} does not exist ({found})"
+            hint = build_hint(command)
+            built = f": build it first, {hint}" if hint else ""
+            return f"program {program!r} does not exist ({found}){built}"
     else:
         which = shutil.which(program, path=path, mode=os.F_OK)
         if which is None:
