@@ -95,6 +95,10 @@ def check_submission(
             raise
     finally:
         try:
+            _scrub_logs(layout.logs(submission_id), paths)  # whatever the verdict
+        except OSError as error:
+            _log.error("cannot rewrite the check logs of submission %d: %s", submission_id, error)
+        try:
             remove_tree(staging)
         except OSError as error:  # not what unpack or a build wrote: the server's own trouble
             _log.error(
@@ -200,7 +204,6 @@ def _check(
         ),
     )
     report.check, report.check_file = checked, MANIFEST
-    _scrub_logs(logs, report.host_paths)
     if checked.name and checked.name != name:  # also the check's manifest-name failure
         raise Rejected(
             f"the manifest's name {name!r} differs from the name the bot gives in its "

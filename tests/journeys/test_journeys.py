@@ -43,6 +43,9 @@ def _replay(output: str) -> str:
 
 def test_play_check_replay_and_debug(journey: tuple[User, str]) -> None:
     user, name = journey
+    out = user.arena("bots", "--manifests", ".")
+    assert re.search(rf"^{name} +manifest mybot/bot.toml ", out, re.M), out
+    assert "not built" not in out and "problem" not in out, out
     out = user.arena(
         "match", "mybot", "random", "--hands", "--games", "1", "--seed", "3", "--replays", "replays"
     )
