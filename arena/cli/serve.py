@@ -160,4 +160,3 @@ def _log_requests() -> None:
     access.addHandler(handler)
     access.setLevel(logging.INFO)
     access.propagate = False
-

@@ -53,9 +53,7 @@ def ladder_health(ladder: Ladder, now: float | None = None) -> LadderHealth:
     if beat is None:
         return LadderHealth(ladder.key, "ok", "none", None, None, 0)
     state = "stale" if beat.stale(now) else beat.state.value
-    return LadderHealth(
-        ladder.key, "ok", state, beat.pid, round(beat.age(now), 1), beat.running
-    )
+    return LadderHealth(ladder.key, "ok", state, beat.pid, round(beat.age(now), 1), beat.running)
 
 
 def health_router() -> APIRouter:
