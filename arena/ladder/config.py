@@ -75,6 +75,9 @@ class LadderConfig:
     replays: str | None = None  # folder for replays and bot logs
     untrusted: bool = False  # bots by strangers: refuse to run below bwrap
     reuse_bots: bool = False  # a worker keeps its bot processes between matches (warm)
+    # The operator lets strangers' bots stay warm too (reuse_bots): each keeps its memory
+    # of the bots it met, as a Battlesnake server does; off, such a ladder is refused.
+    persistent_strangers: bool = False
     log_budget_mb: int = 1024  # all bot logs of the ladder together
     plugins: tuple[str, ...] = ()
     autoload_plugins: bool = True
@@ -134,6 +137,7 @@ _SECTIONS: dict[str, dict[str, type | tuple[type, ...]]] = {
         "replays": str,
         "untrusted": bool,
         "reuse_bots": bool,
+        "persistent_strangers": bool,
         "log_budget_mb": int,
         "executor": str,
         "scheduler": str,
@@ -272,6 +276,7 @@ def load_ladder_config(path: Path) -> LadderConfig:
         replays=str((path.parent / replays).resolve()) if replays else None,
         untrusted=run.get("untrusted", False),
         reuse_bots=run.get("reuse_bots", False),
+        persistent_strangers=run.get("persistent_strangers", False),
         log_budget_mb=check.positive(run, "log_budget_mb", "run.log_budget_mb", 1024, minimum=0),
         plugins=tuple(plugins),
         autoload_plugins=top.get("autoload_plugins", True),

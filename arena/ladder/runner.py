@@ -160,8 +160,9 @@ def _submitted_active(store: LadderStore) -> list[str]:
 def check_sandbox(store: LadderStore, config: LadderConfig, progress: bool) -> str:
     """The sandbox level to play at.  Strangers' bots (a ladder marked ``untrusted``, or
     any active submitted bot) play only at a level fit for strangers on this host
-    (:mod:`arena.hosting.host`: bwrap, else Landlock ``limits``); say so when bots
-    share the user's identity."""
+    (:mod:`arena.hosting.host`: bwrap, else Landlock ``limits``), and stay warm
+    (``reuse_bots``) only where the operator set ``persistent_strangers``; say so when
+    bots share the user's identity."""
     submitted = _submitted_active(store)
     try:
         if config.untrusted or submitted:
@@ -174,12 +175,13 @@ def check_sandbox(store: LadderStore, config: LadderConfig, progress: bool) -> s
                 f"ladder {config.name} {_whose(config, submitted)}: {error}"
             ) from None
         raise LadderRefused(f"ladder {config.name}: {error}") from None
-    if (config.untrusted or submitted) and config.reuse_bots:
+    if (config.untrusted or submitted) and config.reuse_bots and not config.persistent_strangers:
         raise LadderRefused(
             f"ladder {config.name} {_whose(config, submitted)} and sets reuse_bots = true: a "
             "warm bot keeps its process, memory and files from one match to the next (what "
-            "it saw of the bots it met), which strangers' bots may not; the sandbox is fresh "
-            "only for a bot started for its match: set reuse_bots = false"
+            "it saw of the bots it met), which strangers' bots may not unless the operator "
+            "says so; the sandbox is fresh only for a bot started for its match: set "
+            "reuse_bots = false, or [run] persistent_strangers = true to keep them warm"
         )
     warning = probe_host().warning(level.value)
     if warning and progress:

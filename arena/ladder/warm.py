@@ -7,9 +7,10 @@ against ``strong`` need not start ``random`` twice: start-up (the better part of
 second for a Python bot) is most of a short match.  A bot goes back to the pool only
 when its match left it blameless and alive; anything else (a fault of any kind, a
 process that exited, a start that failed) closes it, and the next match that needs
-it starts a fresh one.  Bots of untrusted ladders are never kept
-(``arena.ladder.runner`` refuses the combination): a warm bot keeps its memory and
-home folder, and with them whatever it learnt of the bots it met.
+it starts a fresh one.  Strangers' bots (an untrusted ladder, submitted bots) are
+kept only where the ladder also sets ``[run] persistent_strangers = true``
+(``arena.ladder.runner`` refuses the combination otherwise): a warm bot keeps its
+memory and home folder, and with them whatever it learnt of the bots it met.
 
 The pool lives in the worker process: its bots were forked by the worker's main
 thread (their parent-death signal follows it) and are killed when the worker exits

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from arena.hosting.errors import HostingError
+from arena.hosting.host import strangers_level
 from arena.testing.broken_bots import write_manifest
 
 from .test_config import BASE, arena, one_line_error, write
@@ -73,7 +75,34 @@ def test_a_faulty_bot_is_not_kept(tmp_path: Path) -> None:
     assert len(_logs(folder, "greedy*.stderr.log")) == 1
 
 
-def test_strangers_bots_are_never_kept(tmp_path: Path) -> None:
+def test_strangers_bots_are_not_kept_unless_the_ladder_says_so(tmp_path: Path) -> None:
     database = _ladder(tmp_path, BASE + "[run]\nuntrusted = true\nreuse_bots = true\n")
     line = one_line_error(arena("ladder", "run", str(database), "--quiet"))
     assert "untrusted = true" in line and "reuse_bots = false" in line
+    assert "persistent_strangers = true" in line  # the setting that would allow it
+
+
+@pytest.mark.slow
+def test_persistent_strangers_keeps_strangers_bots_warm(tmp_path: Path) -> None:
+    try:
+        level = strangers_level("auto")
+    except HostingError as error:
+        pytest.skip(f"no level fit for strangers here: {error}")
+    replays = tmp_path / "replays"
+    run = WARM.replace('sandbox = "limits"', f'sandbox = "{level.value}"')
+    database = _ladder(
+        tmp_path,
+        BASE
+        + run
+        + f'untrusted = true\nreuse_bots = true\npersistent_strangers = true\nreplays = "{replays}"\n',
+    )
+    ran = arena("ladder", "run", str(database), "--quiet")
+    assert ran.returncode == 0, ran.stderr
+    assert "2 matches played" in ran.stderr
+    # One worker, two bots: each started once, for both matches, at the strangers' level.
+    (folder,) = _logs(replays / "t", "warm-w*")
+    assert len(_logs(folder, "*.stderr.log")) == 2
+    assert not _logs(replays / "t", "m*-a*/*.stderr.log")
+    with sqlite3.connect(database) as db:
+        results = [json.loads(row[0]) for row in db.execute("SELECT result FROM matches")]
+    assert {seat["sandbox"] for result in results for seat in result["bots"]} == {level.value}
