@@ -132,6 +132,7 @@ bench: $(STAMP) $(REFERENCE_STAMP)
 	$(BIN)/python benchmarks/bench_startup.py
 	$(BIN)/python benchmarks/bench_jail.py
 	$(BIN)/python benchmarks/bench_throughput.py
+	$(BIN)/python benchmarks/bench_cold_ladder.py
 	$(BIN)/python benchmarks/bench_ladder.py
 	$(BIN)/python benchmarks/bench_service.py
 	$(BIN)/python benchmarks/bench_dask.py

@@ -28,6 +28,7 @@ QUICK = [
     ("bench_ladder.py", ["--quick"], "continuous / round-robin"),
     ("bench_jail.py", ["--quick"], "Python bot, ready: ms to start"),
     ("bench_service.py", ["--quick"], "with 20 API readers"),
+    ("bench_cold_ladder.py", ["--quick"], "CPU kit / bare"),
 ]
 
 
