@@ -1,5 +1,6 @@
-// The bare gRPC baseline in Node.js (bench_cold_ladder.py): grpc-js and proto-loader,
-// the health check and the handshake answered at once, every decision with index 0.
+// The bare gRPC baseline in Node.js (bench_cold_ladder.py): a server as grpc-js's own
+// examples write one (grpc-js and @grpc/proto-loader), the health check and the
+// handshake answered at once, every decision with index 0.
 // Run from sample_bots/js (its node_modules):  node ../../benchmarks/bare_server.js
 'use strict';
 
