@@ -51,7 +51,7 @@ from arena.errors import ArenaError
 from arena.ladder.replay_folder import claim_replay_folder
 from arena.ladder.runner_lock import held_by
 from arena.privatefiles import FILE_MODE, private_folder
-from arena.storage.db import StorageError, check_ladder_file
+from arena.storage.db import StorageError, check_ladder_file, write_transaction
 from arena.submissions.layout import DataLayout
 from arena.submissions.stored import PACKED, StoredVersionError, open_version
 
@@ -461,6 +461,19 @@ def _partial_folder(final: Path) -> Iterator[Path]:
         raise
 
 
+#: The columns holding a replay's path, or a folder of them.
+_REPLAY_COLUMNS = (("matches", "replay"), ("finals_matches", "replay"), ("finals", "replays"))
+
+
+def _repoint(db: sqlite3.Connection, table: str, column: str, old: str, new: str) -> None:
+    """Every path in ``table.column`` under ``old`` moved under ``new``."""
+    rows = db.execute(f"SELECT rowid, {column} FROM {table} WHERE {column} IS NOT NULL")
+    db.executemany(
+        f"UPDATE {table} SET {column} = ? WHERE rowid = ?",
+        [(_prefix(value, old, new), rowid) for rowid, value in rows.fetchall()],
+    )
+
+
 def _prefix(value: str, old: str, new: str) -> str:
     return new + value[len(old) :] if value == old or value.startswith(old + os.sep) else value
 
@@ -522,41 +535,18 @@ def _restore_files(
         partial_db.unlink()
     try:
         _copy_verified(folder / manifest.database.path, partial_db, manifest.database)
-        with contextlib.closing(sqlite3.connect(partial_db, isolation_level=None)) as copy:
-            copy.execute("BEGIN IMMEDIATE")
+        with (
+            contextlib.closing(sqlite3.connect(partial_db, isolation_level=None)) as copy,
+            write_transaction(copy),
+        ):
             if replay_folder is not None and old_replays:
                 config["replays"] = str(replay_folder)
                 copy.execute("UPDATE ladder SET config = ?", (json.dumps(config, sort_keys=True),))
-                if replays:  # the old matches' replays are in the new folder now
-                    played = copy.execute(
-                        "SELECT id, replay FROM matches WHERE replay IS NOT NULL"
-                    ).fetchall()
-                    copy.executemany(
-                        "UPDATE matches SET replay = ? WHERE id = ?",
-                        [
-                            (_prefix(path, old_replays, str(replay_folder)), match)
-                            for match, path in played
-                        ],
-                    )
-                    # The finals' replays sit in the same folder (finals-ID/...).
-                    for table, column in (("finals_matches", "replay"), ("finals", "replays")):
-                        rows = copy.execute(
-                            f"SELECT rowid, {column} FROM {table} WHERE {column} IS NOT NULL"
-                        ).fetchall()
-                        copy.executemany(
-                            f"UPDATE {table} SET {column} = ? WHERE rowid = ?",
-                            [
-                                (_prefix(value, old_replays, str(replay_folder)), rowid)
-                                for rowid, value in rows
-                            ],
-                        )
+                if replays:  # the replays (the finals' too: finals-ID/...) moved
+                    for table, column in _REPLAY_COLUMNS:
+                        _repoint(copy, table, column, old_replays, str(replay_folder))
             for table, column in (("bots", "reference"), ("bot_versions", "path")):
-                rows = copy.execute(f"SELECT rowid, {column} FROM {table}").fetchall()
-                copy.executemany(
-                    f"UPDATE {table} SET {column} = ? WHERE rowid = ?",
-                    [(_prefix(value, old_root, str(root)), rowid) for rowid, value in rows],
-                )
-            copy.execute("COMMIT")
+                _repoint(copy, table, column, old_root, str(root))
         os.replace(partial_db, db)  # last: a database here means the restore is whole
     finally:
         with contextlib.suppress(FileNotFoundError):

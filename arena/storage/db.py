@@ -10,14 +10,21 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from urllib.parse import quote
 
 from arena.errors import ArenaError
 from arena.privatefiles import FILE_MODE
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "StorageError", "check_ladder_file", "connect"]
+__all__ = [
+    "MIGRATIONS",
+    "SCHEMA_VERSION",
+    "StorageError",
+    "check_ladder_file",
+    "connect",
+    "write_transaction",
+]
 
 _SQLITE_HEADER = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite 3 database
 
@@ -419,12 +426,21 @@ def connect(path: Path, *, create: bool = False) -> sqlite3.Connection:
             f"{path}: schema version {version} is newer than this arena's {SCHEMA_VERSION}"
         )
     for target in range(version + 1, SCHEMA_VERSION + 1):
-        db.execute("BEGIN IMMEDIATE")
-        try:
+        with write_transaction(db):
             MIGRATIONS[target - 1](db)
             db.execute(f"PRAGMA user_version = {target}")
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
     return db
+
+
+@contextlib.contextmanager
+def write_transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """One write transaction, taken at once (``BEGIN IMMEDIATE``: two writers never
+    interleave, and a check and the write it guards see the same rows), committed when
+    the block ends, rolled back if it raises."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield db
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")

@@ -20,8 +20,8 @@ import hashlib
 import json
 import math
 import sqlite3
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -30,6 +30,7 @@ from pathlib import Path
 
 from arena.referee.results import MatchResult
 from arena.stats import sign_test
+from arena.storage.db import write_transaction
 
 __all__ = [
     "SEPARATION_LEVEL",
@@ -290,15 +291,8 @@ class FinalsStore:
         self.db = db
         self.db.row_factory = sqlite3.Row
 
-    @contextmanager
-    def _transaction(self) -> Iterator[sqlite3.Connection]:
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
-            yield self.db
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        self.db.execute("COMMIT")
+    def _transaction(self) -> AbstractContextManager[sqlite3.Connection]:
+        return write_transaction(self.db)
 
     # -- reading ---------------------------------------------------------------
 

@@ -11,6 +11,8 @@ import time
 from dataclasses import dataclass
 from enum import StrEnum
 
+from arena.storage.db import write_transaction
+
 __all__ = ["BEAT_SECONDS", "Heartbeat", "RunnerState", "read_heartbeat", "write_heartbeat"]
 
 #: How often a runner beats; a beat older than three of these means the runner is gone.
@@ -45,17 +47,12 @@ def write_heartbeat(
     db: sqlite3.Connection, started: float, state: RunnerState, running: int
 ) -> None:
     """Replace the heartbeat with this process's, in its own transaction."""
-    db.execute("BEGIN IMMEDIATE")
-    try:
+    with write_transaction(db):
         db.execute(
             "INSERT OR REPLACE INTO runner (id, pid, host, started, beat, state, running) "
             "VALUES (1, ?, ?, ?, ?, ?, ?)",
             (os.getpid(), socket.gethostname(), started, time.time(), state.value, running),
         )
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
-    db.execute("COMMIT")
 
 
 def read_heartbeat(db: sqlite3.Connection) -> Heartbeat | None:

@@ -19,7 +19,7 @@ from typing import Any
 
 from arena.ratings import Rating, RatingSystem, RatingSystemName, rating_system
 from arena.referee.results import MatchResult
-from arena.storage.db import StorageError, connect
+from arena.storage.db import StorageError, connect, write_transaction
 
 __all__ = [
     "BotRow",
@@ -225,13 +225,8 @@ class LadderStore:
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """One write transaction (taken at once, so two writers never interleave)."""
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
+        with write_transaction(self.db):
             yield self.db
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        self.db.execute("COMMIT")
 
     # -- the ladder and its bots ---------------------------------------------
 

@@ -14,6 +14,8 @@ import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from arena.storage.db import write_transaction
+
 __all__ = ["Count", "add_counts", "read_counts"]
 
 
@@ -33,17 +35,12 @@ def add_counts(db: sqlite3.Connection, counts: Iterable[Count]) -> None:
     rows = [(c.metric, json.dumps(c.labels), c.value) for c in counts]
     if not rows:
         return
-    db.execute("BEGIN IMMEDIATE")
-    try:
+    with write_transaction(db):
         db.executemany(
             "INSERT INTO metric_counts (metric, labels, value) VALUES (?, ?, ?) "
             "ON CONFLICT (metric, labels) DO UPDATE SET value = value + excluded.value",
             rows,
         )
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
-    db.execute("COMMIT")
 
 
 def read_counts(db: sqlite3.Connection) -> list[Count]:

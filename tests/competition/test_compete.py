@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 
 from arena.cli.main import main
+from tests.polling import wait_until
 from tests.submissions.conftest import Server, add_author, needs_bwrap, tar_gz
 
 pytestmark = pytest.mark.slow  # every test here starts a competition
@@ -73,16 +74,6 @@ def _free_port() -> int:
 def rows(db: Path, query: str) -> list[tuple[Any, ...]]:
     with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)) as connection:
         return connection.execute(query).fetchall()
-
-
-def wait_until(what: str, predicate: Any, seconds: float = 120) -> Any:
-    deadline = time.monotonic() + seconds
-    while True:
-        value = predicate()
-        if value:
-            return value
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.1)
 
 
 def get(url: str) -> tuple[int, Any]:

@@ -132,8 +132,8 @@ def test_the_viewer_offers_the_command_and_the_file_at_each_decision(ladder: Pat
     """In the browser: at an action step the viewer shows the position file's link and
     the commands that ask the decision again; at a deal, nothing of the kind."""
     sync_api = pytest.importorskip("playwright.sync_api", reason="[chromium] no playwright")
+    from tests.web.browsers import ARGS, CHROMIUM
     from tests.web.conftest import serving
-    from tests.web.test_browser import ARGS, CHROMIUM
 
     if not Path(CHROMIUM).exists():
         pytest.skip(f"[chromium] no Chromium at {CHROMIUM}")

@@ -64,7 +64,11 @@ def test_kill_is_idempotent_and_a_polite_bot_gets_sigterm(marker: str, run_dir: 
     assert marker_pids(marker) == []
 
 
-def test_kill_spares_other_bots(marker: str, run_dir: Path) -> None:
+@pytest.mark.parametrize("same_tick", [False, True], ids=["apart", "same-tick"])
+def test_kill_spares_other_bots(marker: str, run_dir: Path, same_tick: bool) -> None:
+    """Another bot's double-forked daemon survives.  Start times count clock ticks of
+    10 ms, so another bot's orphan can look as young as this bot (``same_tick`` makes
+    every orphan look so): its address in its environment still says whose it is."""
     other_marker = marker.replace("arena-test-", "arena-other-")
     with BotProcess.start(
         bot_command("tree.py", "daemon", other_marker), SandboxLevel.NONE, run_dir
@@ -74,32 +78,12 @@ def test_kill_spares_other_bots(marker: str, run_dir: Path) -> None:
             bot_command("tree.py", "daemon", marker), SandboxLevel.NONE, run_dir
         ) as bot:
             wait_stdout(bot, "ready")
+            if same_tick:
+                bot._cleanup._tree.started = 0
             bot.kill(grace=0.1)
         assert marker_pids(marker) == []
         assert len(marker_pids(other_marker)) == 2
         assert other.returncode() is None
-        other.kill(grace=0.1)
-    assert marker_pids(other_marker) == []
-
-
-def test_a_daemon_of_another_bot_started_in_the_same_tick_is_spared(
-    marker: str, run_dir: Path
-) -> None:
-    """Start times count clock ticks of 10 ms, so another bot's orphan can look as young
-    as this bot; its address in its environment still says whose it is."""
-    other_marker = marker.replace("arena-test-", "arena-other-")
-    with BotProcess.start(
-        bot_command("tree.py", "daemon", other_marker), SandboxLevel.NONE, run_dir
-    ) as other:
-        wait_stdout(other, "ready")
-        with BotProcess.start(
-            bot_command("tree.py", "daemon", marker), SandboxLevel.NONE, run_dir
-        ) as bot:
-            wait_stdout(bot, "ready")
-            bot._cleanup._tree.started = 0  # every orphan now looks younger than this bot
-            bot.kill(grace=0.1)
-        assert marker_pids(marker) == []
-        assert len(marker_pids(other_marker)) == 2
         other.kill(grace=0.1)
     assert marker_pids(other_marker) == []
 

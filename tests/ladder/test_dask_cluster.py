@@ -18,8 +18,7 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import suppress
 from pathlib import Path
 
@@ -36,6 +35,7 @@ from tests.ladder.dask_helpers import (
     statuses,
     write_bot,
 )
+from tests.polling import wait_until
 
 BIN = Path(sys.executable).parent
 MATCHES = 3 * 2  # three pairs, both seatings
@@ -131,13 +131,6 @@ def clusters(tmp_path: Path) -> Iterator[list[Cluster]]:
     yield made
     for cluster in made:
         cluster.close()
-
-
-def wait_until(what: str, check: Callable[[], bool], seconds: float = 60) -> None:
-    deadline = time.monotonic() + seconds
-    while not check():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
 
 
 def finished(db: Path) -> int:

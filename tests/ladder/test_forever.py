@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from arena.testing.broken_bots import write_manifest
+from tests.polling import wait_until
 
 from .processes import ARENA, count, kill_leftovers, read, wait_for_none
 
@@ -109,13 +110,6 @@ def runners() -> Iterator[list[Runner]]:
     yield made
     for runner in made:
         runner.close()
-
-
-def wait_until(what: str, predicate: object, seconds: float = 90) -> None:
-    deadline = time.monotonic() + seconds
-    while not predicate():  # type: ignore[operator]
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
 
 
 def heartbeat_state(db: Path) -> str | None:

@@ -23,6 +23,7 @@ from arena.cli.main import main
 from arena.ratings import DEFAULT_ENV
 from arena.storage import LadderStore
 from arena.testing.broken_bots import write_manifest
+from tests.web.browsers import browser, page  # noqa: F401  (fixtures for every web test)
 
 ARENA = Path(sys.executable).parent / "arena"
 HOSTILE = "<script>alert(1)</script>"

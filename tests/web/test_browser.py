@@ -7,11 +7,9 @@ to test-artifacts/web/ (look at them)."""
 from __future__ import annotations
 
 import json
-import shutil
 import sqlite3
 import subprocess
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +19,7 @@ from arena.games.registry import find_game
 from arena.replays.files import read_replay
 from arena.replays.records import Record
 from arena.replays.seat_view import dealt_hands
+from tests.web.browsers import ARTIFACTS
 from tests.web.conftest import ARENA, HOSTILE, Ladders, serving
 
 pytestmark = pytest.mark.slow  # a browser and a server for every test
@@ -29,53 +28,6 @@ sync_api = pytest.importorskip(
     "playwright.sync_api",
     reason="[chromium] playwright is not installed (pip install -e '.[test]')",
 )
-
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-ARGS = [
-    "--no-sandbox",  # the tests run as root on CI
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "web"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"[chromium] no Chromium at {CHROMIUM} (apt-get install chromium)")
-    with sync_api.sync_playwright() as playwright:
-        try:
-            launched = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        except sync_api.Error as error:
-            pytest.skip(f"[chromium] Chromium does not start here: {error.message.splitlines()[0]}")
-        yield launched
-        launched.close()
-
-
-@pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
-    """A page that fails the test on any console error, uncaught exception or dialog
-    (an ``alert`` would mean a hostile name ran as script)."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    tab = context.new_page()
-    problems: list[str] = []
-    tab.on(
-        "console",
-        lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None,
-    )
-    tab.on("pageerror", lambda error: problems.append(f"page error: {error}"))
-
-    def on_dialog(dialog: Any) -> None:
-        problems.append(f"dialog: {dialog.message}")
-        dialog.dismiss()
-
-    tab.on("dialog", on_dialog)
-    yield tab
-    context.close()
-    assert not problems, problems
 
 
 def shot(tab: Any, name: str) -> None:

@@ -12,7 +12,6 @@ import json
 import os
 import signal
 import subprocess
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -26,6 +25,7 @@ import pytest
 
 from arena.cli.main import main
 from arena.testing.broken_bots import write_manifest
+from tests.polling import wait_until
 
 from .conftest import ARENA, serving
 
@@ -105,14 +105,19 @@ def get(url: str) -> tuple[int, Message, bytes]:
         return error.code, error.headers, error.read()
 
 
-def wait_until(what: str, predicate: Any, seconds: float = 90) -> Any:
-    deadline = time.monotonic() + seconds
-    while True:
-        value = predicate()
-        if value:
-            return value
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.1)
+def get_when(url: str, status: int) -> tuple[int, Message, bytes] | None:
+    """The answer if it has ``status``, else None (to wait for)."""
+    answer = get(url)
+    return answer if answer[0] == status else None
+
+
+def open_stream(url: str) -> Stream | None:
+    """The stream if it opened (200), else None, the refused one closed."""
+    stream = Stream(url)
+    if stream.response.status == 200:
+        return stream
+    stream.close()
+    return None
 
 
 @dataclass
@@ -216,9 +221,7 @@ def test_a_match_in_play_is_listed_and_streamed_with_card_backs_then_resumed(
     # stream ends (before, it is withheld).
     whole = wait_until(
         "the unit played and its replay open",
-        lambda: (
-            (stream := Stream(competition.url + match["events"])).response.status == 200 and stream
-        ),
+        lambda: open_stream(competition.url + match["events"]),
     )
     records = [event.data["record"] for event in whole.events() if event.kind == "record"]
     whole.close()
@@ -265,15 +268,14 @@ def test_one_client_gets_a_few_streams_and_a_closed_one_frees_its_slot(
     assert refused.response.status == 429
     refused.close()
     streams.pop().close()
-    again = wait_until("a freed slot", lambda: Stream(url).response.status == 200 or None, 30)
-    assert again
+    wait_until("a freed slot", lambda: open_stream(url), 30).close()
     for stream in streams:
         stream.close()
 
 
 def test_the_health_check_follows_the_runner(competition: Competition) -> None:
     status, headers, body = wait_until(
-        "a healthy runner", lambda: (r := get(competition.url + "/healthz"))[0] == 200 and r
+        "a healthy runner", lambda: get_when(competition.url + "/healthz", 200)
     )
     health = json.loads(body)
     assert health["status"] == "ok"
@@ -305,6 +307,6 @@ def test_a_runner_killed_outright_goes_stale(tmp_path: Path) -> None:
             runner.wait()
         # Its last beat stands until it is three beats old.
         status, _, body = wait_until(
-            "a stale heartbeat", lambda: (r := get(url + "/healthz"))[0] == 503 and r, 60
+            "a stale heartbeat", lambda: get_when(url + "/healthz", 503), 60
         )
         assert json.loads(body)["ladders"][0]["runner"] == "stale"

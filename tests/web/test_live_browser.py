@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.web.test_browser import ARTIFACTS, browser, page  # noqa: F401  (fixtures)
+from tests.web.browsers import ARTIFACTS
 from tests.web.test_live import Competition, competition, first_live  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.slow  # a browser, a server and a runner

@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import sqlite3
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +22,7 @@ import pytest
 from arena.storage import LadderStore
 from arena.storage.submissions_store import SubmissionStore
 from tests.submissions.web import WebSession
+from tests.web.browsers import ARTIFACTS
 from tests.web.conftest import Ladders, serving
 from tests.web.proxy import prefix_proxy
 
@@ -32,16 +31,6 @@ pytestmark = pytest.mark.slow  # every test starts a server
 PREFIX = "/arena"
 URLS = re.compile(r'(?:href|src|action)="([^"]*)"')
 DATA_URLS = re.compile(r'data-[a-z-]+="(/[^"]*)"')  # what the scripts fetch
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-ARGS = [
-    "--no-sandbox",  # the tests run as root on CI
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "web"
 
 
 @pytest.fixture
@@ -144,41 +133,6 @@ def test_every_url_carries_the_prefix_behind_a_proxy(ladder: tuple[Path, str]) -
 
 
 # -- in the browser -----------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    sync_api = pytest.importorskip(
-        "playwright.sync_api",
-        reason="[chromium] playwright is not installed (pip install -e '.[test]')",
-    )
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"[chromium] no Chromium at {CHROMIUM} (apt-get install chromium)")
-    with sync_api.sync_playwright() as playwright:
-        try:
-            launched = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        except sync_api.Error as error:
-            pytest.skip(f"[chromium] Chromium does not start here: {error.message.splitlines()[0]}")
-        yield launched
-        launched.close()
-
-
-@pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
-    """A tab that fails the test on any console error (a CSP violation, an asset that
-    is not found) or uncaught exception."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    tab = context.new_page()
-    problems: list[str] = []
-    tab.on(
-        "console",
-        lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None,
-    )
-    tab.on("pageerror", lambda error: problems.append(f"page error: {error}"))
-    tab.problems = problems
-    yield tab
-    context.close()
-    assert not problems, problems
 
 
 def _frame(page: Any) -> dict[str, Any]:
