@@ -100,9 +100,9 @@ def _submit(args: argparse.Namespace) -> int:
     else:
         raise ClientError(f"{path}: no such folder or archive")
     reply = send_archive(args.url, token, archive, filename)
-    if reply.status in (401, 403):
+    if reply.status == 401:
         raise ClientError(f"the server refused the token: {reply.body.get('error', reply.status)}")
-    if reply.status in (429, 503):  # a quota: nothing wrong with the bot
+    if reply.status in (403, 429, 503):  # closed (frozen) or a quota: nothing wrong with the bot
         raise ClientError(str(reply.body.get("error", "too many submissions")))
     if reply.status != 202:
         print(f"rejected: {reply.body.get('error', f'HTTP {reply.status}')}")

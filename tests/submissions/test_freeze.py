@@ -62,13 +62,17 @@ def test_a_frozen_ladder_takes_no_upload_and_no_new_version(
 
 @pytest.mark.slow
 def test_an_upload_to_a_frozen_ladder_is_refused_and_the_pages_say_so(
-    ladder: Path, capsys: pytest.CaptureFixture[str]
+    ladder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     token = add_author(ladder, "alice", capsys)
     assert main(["ladder", "freeze", str(ladder)]) == 0
     with serve(ladder) as server:
         status, reply = server.upload(token, tar_gz({"bot.toml": 'name = "x"\ncommand = "true"\n'}))
         assert status == 403 and reply == {"error": FROZEN}
+        (tmp_path / "bot").mkdir()
+        (tmp_path / "bot" / "bot.toml").write_text('name = "x"\ncommand = "true"\n')
+        assert main(["submit", server.url, str(tmp_path / "bot"), "--token", token]) == 2
+        assert capsys.readouterr().err == f"arena: error: {FROZEN}\n"  # not the token's fault
         with urllib.request.urlopen(server.url + "/", timeout=30) as response:
             page = response.read().decode()
         assert 'id="frozen"' in page and "takes no submissions or new versions" in page
