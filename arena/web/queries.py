@@ -245,6 +245,11 @@ def _seats(result: dict[str, Any], ranks: dict[int, int]) -> list[MatchSeat]:
     ]
 
 
+def _lineup(names: list[str]) -> list[MatchSeat]:
+    """The seats of a match not played yet (or in play): its bots, nothing else known."""
+    return [MatchSeat(index, str(name), 0, 0, 0, 0, "", "", "") for index, name in enumerate(names)]
+
+
 def _summaries(db: sqlite3.Connection, ids: list[int]) -> list[MatchSummary]:
     """The finished matches ``ids``, in that order."""
     if not ids:
@@ -323,7 +328,7 @@ def _faults(result: dict[str, Any], match_id: int) -> list[FaultEntry]:
 def match_detail(db: sqlite3.Connection, match_id: int) -> MatchDetail | None:
     ladder, game = ladder_info(db)
     row = db.execute(
-        "SELECT m.id, m.status, m.attempts, m.started, m.finished, m.replay, m.result, "
+        "SELECT m.id, m.status, m.attempts, m.started, m.finished, m.replay, m.result, m.seats, "
         "u.id AS unit, u.key, u.seed, "
         "(SELECT COUNT(*) FROM matches o WHERE o.unit_id = u.id "
         " AND o.status IN ('scheduled', 'running')) AS unplayed "
@@ -352,7 +357,7 @@ def match_detail(db: sqlite3.Connection, match_id: int) -> MatchDetail | None:
         finished=row["finished"],
         games=int(result.get("games", 0)),
         fault_policy=str(result.get("fault_policy", "")),
-        seats=_seats(result, ranks),
+        seats=_seats(result, ranks) if result.get("bots") else _lineup(json.loads(row["seats"])),
         results=list(result.get("results", [])),
         faults=_faults(result, row["id"]),
         has_replay=bool(row["replay"]),
