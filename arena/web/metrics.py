@@ -113,6 +113,13 @@ class _Families:
             labels=["ladder", "state"],
         )
     )
+    finals: GaugeMetricFamily = field(
+        default_factory=lambda: GaugeMetricFamily(
+            "arena_finals_matches",
+            "Matches of the ladder's finals by status",
+            labels=["ladder", "status"],
+        )
+    )
     up: GaugeMetricFamily = field(
         default_factory=lambda: GaugeMetricFamily(
             "arena_ladder_database_up",
@@ -124,7 +131,7 @@ class _Families:
     def all(self) -> list[Metric]:
         return [
             self.running, self.queued, *self.counters.values(), self.decisions,
-            self.submissions, self.checks, self.beat_age, self.up,
+            self.submissions, self.checks, self.beat_age, self.finals, self.up,
         ]  # fmt: skip
 
 
@@ -158,6 +165,11 @@ def _add_ladder(ladder: Ladder, families: _Families) -> None:
             if _has_table(db, "submissions")
             else []
         )
+        finals = (
+            db.execute("SELECT status, COUNT(*) FROM finals_matches GROUP BY status").fetchall()
+            if _has_table(db, "finals_matches")
+            else []
+        )
     families.running.add_metric([key], statuses.get("running", 0))
     families.queued.add_metric([key], statuses.get("scheduled", 0))
     _add_counts(key, counts, families)
@@ -178,6 +190,8 @@ def _add_ladder(ladder: Ladder, families: _Families) -> None:
         families.checks.add_metric([key], cumulative, sum(durations))
     if beat is not None:
         families.beat_age.add_metric([key, beat.state.value], beat.age())
+    for status, number in finals:
+        families.finals.add_metric([key, str(status)], number)
 
 
 def _add_counts(key: str, counts: list[Count], families: _Families) -> None:

@@ -98,6 +98,12 @@ def test_metrics_move_as_matches_finish(ladder: Path) -> None:
             >= 1
         )
 
+        # A finals: its matches by status.
+        finals = ["ladder", "finals", str(ladder), "--top", "2", "--games", "1"]
+        assert main([*finals, "--max-games", "2"]) == 0
+        played = scrape(url)
+        assert value(played, "arena_finals_matches", status="finished", **key) == 2
+
 
 def test_every_metric_is_named_by_the_conventions_and_documented(ladder: Path) -> None:
     assert (
