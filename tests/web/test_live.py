@@ -175,6 +175,7 @@ def test_a_match_in_play_is_listed_and_streamed_with_card_backs_then_resumed(
     assert match["game"] == 0 and match["hand"] >= 0
     assert match["events"] == f"/api/matches/{match['id']}/events"
     status, _, body = get(competition.url + f"/api/matches/{match['id']}")
+    assert status == 200
     detail = json.loads(body)
     assert detail["status"] == "running"  # its page names its seats before it ends
     assert [seat["name"] for seat in detail["seats"]] == match["seats"]
