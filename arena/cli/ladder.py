@@ -11,9 +11,11 @@ from typing import Any
 
 from arena.cli.bot_options import add_manifest_option, manifest_catalog
 from arena.cli.ladder_ops import (
+    FINALS_COLUMNS,
     HISTORY_COLUMNS,
     MATCH_COLUMNS,
     SEAT_COLUMNS,
+    finals_rows,
     register_ops,
     seat_rows,
     table_text,
@@ -32,6 +34,7 @@ from arena.plugins import load_plugins
 from arena.plugins.bot_references import refuse_registered, resolve_bot
 from arena.ratings import DEFAULT_ENV
 from arena.storage import LadderStore
+from arena.storage.finals_store import FinalsStore
 from arena.storage.ladder_store import ACTIVE, FinishedMatch
 from arena.storage.submissions_store import SubmissionStore
 
@@ -137,11 +140,12 @@ def register(commands: Any) -> None:
     )
     export.add_argument(
         "--what",
-        choices=["matches", "results", "seats", "standings", "ratings", "history"],
+        choices=["matches", "results", "seats", "standings", "ratings", "history", "finals"],
         default="matches",
         help="for csv and jsonl: the finished matches (matches, also: results), one row per "
         "seat of each (seats), the leaderboard with each bot's rating (standings; also: "
-        "ratings) or every rating change (history)",
+        "ratings), every rating change (history) or one row per seat of each finished "
+        "finals match (finals)",
     )
     export.add_argument("--out", type=Path, help="file to write (default: stdout)")
     export.set_defaults(run=_export)
@@ -550,6 +554,7 @@ def _export(args: argparse.Namespace) -> int:
                     "matches": [match.to_json() for match in matches],
                     "unplayed": [match.to_json() for match in store.unplayed_matches()],
                     "ratings": [change.to_json() for change in store.rating_history()],
+                    "finals": finals_rows(FinalsStore(store.db)),
                 },
                 indent=1,
             )
@@ -560,6 +565,8 @@ def _export(args: argparse.Namespace) -> int:
             text = table_text(changes, HISTORY_COLUMNS, args.format)
         elif args.what == "seats":
             text = table_text(seat_rows(matches), SEAT_COLUMNS, args.format)
+        elif args.what == "finals":
+            text = table_text(finals_rows(FinalsStore(store.db)), FINALS_COLUMNS, args.format)
         else:
             rows = [match.to_json() for match in matches]
             text = table_text(rows, MATCH_COLUMNS, args.format, _flat_match)

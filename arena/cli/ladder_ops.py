@@ -16,13 +16,16 @@ from arena.cli.match_report import plural
 from arena.ladder.backup import backup, restore
 from arena.ratings import SYSTEM_NAMES, rating_system
 from arena.storage import LadderStore
+from arena.storage.finals_store import FinalsMatchStatus, FinalsStore
 from arena.storage.ladder_store import FinishedMatch, RatingChange
 from arena.storage.rerate import rerate
 
 __all__ = [
+    "FINALS_COLUMNS",
     "HISTORY_COLUMNS",
     "MATCH_COLUMNS",
     "SEAT_COLUMNS",
+    "finals_rows",
     "register_ops",
     "seat_rows",
     "table_text",
@@ -144,6 +147,32 @@ SEAT_COLUMNS = (
     "sandbox",
 )
 HISTORY_COLUMNS = tuple(item.name for item in fields(RatingChange))
+FINALS_COLUMNS = ("finals", "round", "match", "seat", "bot", "game_wins", "points", "finished")
+
+
+def finals_rows(finals: FinalsStore) -> list[dict[str, Any]]:
+    """One row per seat of each finished finals match, finals after finals."""
+    rows: list[dict[str, Any]] = []
+    if not finals.has_tables():
+        return rows
+    for held in finals.all():
+        for match in finals.matches(held.id):
+            if match.status is not FinalsMatchStatus.FINISHED:
+                continue
+            for seat, bot in enumerate(match.seats):
+                rows.append(
+                    {
+                        "finals": held.id,
+                        "round": match.round,
+                        "match": match.id,
+                        "seat": seat,
+                        "bot": bot,
+                        "game_wins": match.wins[seat],
+                        "points": match.points[seat],
+                        "finished": match.finished,
+                    }
+                )
+    return rows
 
 
 def seat_rows(matches: Sequence[FinishedMatch]) -> list[dict[str, Any]]:

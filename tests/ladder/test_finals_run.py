@@ -322,6 +322,12 @@ def test_a_backup_carries_the_finals_replays_to_the_restored_ladder(
     db = _ladder(tmp_path)
     assert main(["ladder", "run", str(db), "--quiet", "--no-leaderboard"]) == 0
     assert main([*FINALS, str(db), "--top", "2", "--games", "1", "--max-games", "2"]) == 0
+    capsys.readouterr()
+    assert main(["ladder", "export", str(db), "--format", "jsonl", "--what", "finals"]) == 0
+    exported = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    finished = count(db, "SELECT COUNT(*) FROM finals_matches WHERE status = 'finished'")
+    assert len(exported) == 2 * finished > 0  # a row per seat of each finished match
+    assert {row["finals"] for row in exported} == {1}
     assert main(["ladder", "backup", str(db), str(tmp_path / "backup"), "--replays"]) == 0
     restored = tmp_path / "restored" / "season.sqlite"
     assert main(["ladder", "restore", str(tmp_path / "backup"), str(restored)]) == 0

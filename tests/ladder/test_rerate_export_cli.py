@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli.ladder_ops import MATCH_COLUMNS, SEAT_COLUMNS
+from arena.cli.ladder_ops import FINALS_COLUMNS, MATCH_COLUMNS, SEAT_COLUMNS
 from arena.cli.main import main
 from arena.storage import LadderStore
 from tests.ladder.test_ratings import match_ids, open_store, result
@@ -86,6 +86,8 @@ def test_an_empty_table_still_has_its_header(
     run(capsys, "ladder", "export", db, "--format", "csv", "--what", "seats", "--out", str(out))
     assert out.read_text().splitlines() == [",".join(SEAT_COLUMNS)]
     assert run(capsys, "ladder", "export", db, "--format", "jsonl", "--what", "seats") == ""
+    finals = run(capsys, "ladder", "export", db, "--format", "csv", "--what", "finals")
+    assert finals.splitlines() == [",".join(FINALS_COLUMNS)]  # no finals held yet
 
 
 def test_a_drawn_match_shares_its_rank(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
