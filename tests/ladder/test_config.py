@@ -473,7 +473,8 @@ def test_export_csv_and_json_parse_back(flow: Flow, tmp_path: Path) -> None:
     out = tmp_path / "ladder.json"
     assert arena("ladder", "export", db, "--format", "json", "--out", str(out)).returncode == 0
     data: dict[str, Any] = json.loads(out.read_text())
-    assert set(data) == {"leaderboard", "matches", "unplayed", "ratings"}
+    assert set(data) == {"leaderboard", "matches", "unplayed", "ratings", "finals"}
+    assert data["finals"] == []  # no finals held
     assert data["unplayed"] == []  # every match was played
     assert len(data["matches"]) == 6 and len(data["ratings"]) == 12
     assert [m["match"] for m in data["matches"]] == [int(row["match"]) for row in results]

@@ -55,10 +55,17 @@ def _handler(prefix: str, backend: str) -> type[BaseHTTPRequestHandler]:
     return Forward
 
 
+class _Server(ThreadingHTTPServer):
+    # socketserver's default backlog is 5: a browser opening its parallel connections
+    # while the machine is loaded overflowed it, and Chromium saw connections reset.
+    request_queue_size = 128
+    daemon_threads = True
+
+
 @contextmanager
 def prefix_proxy(backend: str, prefix: str = "/arena") -> Iterator[str]:
     """The proxy in front of ``backend`` until the block ends: its URL with ``prefix``."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(prefix, backend))
+    server = _Server(("127.0.0.1", 0), _handler(prefix, backend))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
