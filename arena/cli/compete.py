@@ -17,7 +17,7 @@ from typing import Any
 
 from arena.cli import serve
 from arena.ladder.runner import DEFAULT_GRACE
-from arena.ladder.runner_lock import LadderBusy, RunnerLock, held_by
+from arena.ladder.runner_lock import RunnerLock, refuse_if_held
 from arena.ladder.wakeup import StopRequest
 from arena.storage import LadderStore
 from arena.supervision import ChildSpec, Supervisor
@@ -81,11 +81,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.grace < 0:
         raise ValueError(f"--grace must be 0 or more seconds, got {args.grace}")
     LadderStore.open(db).close()  # a file that is no ladder: one line, nothing started
-    runner = held_by(db)
-    if runner is not None:
-        raise LadderBusy(
-            f"ladder {db} is already run by process {runner} (one runner per ladder; stop it first)"
-        )
+    refuse_if_held(db)
     web = [*_ARENA, "serve", str(db), "--submissions", *_serve_options(args)]
     play = [
         *_ARENA, "ladder", "run", str(db), "--forever", "--quiet", "--no-leaderboard",

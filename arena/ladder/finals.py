@@ -52,7 +52,7 @@ from arena.ladder.runner import (
     check_sandbox,  # the same sandbox rules as the ladder's own matches
     check_stored_versions,
 )
-from arena.ladder.runner_lock import LadderBusy, RunnerLock, held_by
+from arena.ladder.runner_lock import LadderBusy, RunnerLock
 from arena.ladder.schedule import round_robin
 from arena.ladder.wakeup import StopRequest
 from arena.plugins import load_plugins
@@ -252,9 +252,8 @@ def run_finals(
     lock = finals_lock(db_path)
     try:
         lock.__enter__()
-    except LadderBusy:
-        pid = held_by(db_path, FINALS_ROLE)
-        who = f"process {pid}" if pid and pid > 0 else "another process"
+    except LadderBusy as busy:
+        who = f"process {busy.pid}" if busy.pid else "another process"
         raise FinalsRefused(
             f"a finals of ladder {db_path} is already running in {who}: one at a time"
         ) from None

@@ -17,11 +17,16 @@ from types import TracebackType
 from arena.errors import ArenaError
 from arena.privatefiles import FILE_MODE
 
-__all__ = ["LadderBusy", "RunnerLock", "held_by", "lock_path"]
+__all__ = ["LadderBusy", "RunnerLock", "held_by", "lock_path", "refuse_if_held"]
 
 
 class LadderBusy(ArenaError, ValueError):
-    """Another process runs this ladder (names its pid)."""
+    """Another process runs this ladder (names its pid, also kept in ``pid``: None when
+    it cannot be read)."""
+
+    def __init__(self, message: str, pid: int | None = None) -> None:
+        super().__init__(message)
+        self.pid = pid
 
 
 def lock_path(db: Path, role: str = "runner") -> Path:
@@ -55,6 +60,21 @@ def held_by(db: Path, role: str = "runner") -> int | None:
         os.close(fd)
 
 
+def _busy(db: Path, pid: int | None) -> LadderBusy:
+    known = pid if pid is not None and pid > 0 else None
+    who = f"process {known}" if known else "another process"
+    return LadderBusy(
+        f"ladder {db} is already run by {who} (one runner per ladder; stop it first)", known
+    )
+
+
+def refuse_if_held(db: Path, role: str = "runner") -> None:
+    """``LadderBusy`` naming the holder if a process holds the ladder as ``role`` now."""
+    pid = held_by(db, role)
+    if pid is not None:
+        raise _busy(db, pid)
+
+
 class RunnerLock:
     """Held while a process runs the ladder; ``LadderBusy`` if another already does."""
 
@@ -71,10 +91,7 @@ class RunnerLock:
         except BlockingIOError:
             pid = _holder_pid(fd)
             os.close(fd)
-            who = f"process {pid}" if pid else "another process"
-            raise LadderBusy(
-                f"ladder {self.db} is already run by {who} (one runner per ladder; stop it first)"
-            ) from None
+            raise _busy(self.db, pid) from None
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         self._fd = fd

@@ -219,13 +219,34 @@ class _MatchRow:
     replay: str | None
 
 
+_SELECT_MATCHES = (
+    "SELECT m.id, m.status, m.attempts, m.seats, m.started, m.replay, u.seed "
+    "FROM matches m JOIN units u ON u.id = m.unit_id"
+)
+
+
 def _match_row(db: sqlite3.Connection, match_id: int) -> _MatchRow | None:
-    row = db.execute(
-        "SELECT m.id, m.status, m.attempts, m.seats, m.started, m.replay, u.seed "
-        "FROM matches m JOIN units u ON u.id = m.unit_id WHERE m.id = ?",
-        (match_id,),
-    ).fetchone()
+    row = db.execute(f"{_SELECT_MATCHES} WHERE m.id = ?", (match_id,)).fetchone()
     return None if row is None else _row(row)
+
+
+def _running_rows(db: sqlite3.Connection) -> list[_MatchRow]:
+    query = f"{_SELECT_MATCHES} WHERE m.status = 'running' ORDER BY m.id"
+    return [_row(row) for row in db.execute(query)]
+
+
+def _current(ladder: Ladder, match_id: int) -> _MatchRow | None:
+    with ladder.read() as db:
+        return _match_row(db, match_id)
+
+
+def _gone(current: _MatchRow | None, match: _MatchRow) -> str | None:
+    """How the match a stream follows stopped being played (None: it still is)."""
+    if current is not None and current.attempt == match.attempt and current.status == "running":
+        return None
+    # A finished match ends its stream with its match_end line; "stopped" is one whose
+    # replay ended without it.
+    return "requeued" if current is not None and current.status == "scheduled" else "stopped"
 
 
 def _row(row: sqlite3.Row) -> _MatchRow:
@@ -322,14 +343,7 @@ def live_router(ladder_of: LadderDependency, suffix: str) -> APIRouter:
         """The matches being played now: seats, game, hand and scores so far."""
         with ladder.read() as db:
             replays, shown = _settings(db)
-            rows = [
-                _row(row)
-                for row in db.execute(
-                    "SELECT m.id, m.status, m.attempts, m.seats, m.started, m.replay, u.seed "
-                    "FROM matches m JOIN units u ON u.id = m.unit_id "
-                    "WHERE m.status = 'running' ORDER BY m.id"
-                )
-            ]
+            rows = _running_rows(db)
         found = []
         for match in rows:
             game, hand, scores, records = -1, -1, [], 0
@@ -405,6 +419,7 @@ async def _stream(
 ) -> AsyncIterator[bytes]:
     hub: LiveHub = request.app.state.live
     loop = asyncio.get_running_loop()
+    gone: str | None = None  # set once the match is no longer played: one last read, then end
     try:
         checked = pinged = loop.time()
         while True:
@@ -412,33 +427,18 @@ async def _stream(
             for event in feed.after(last):
                 yield _sse(event)
                 last = event.id
-            now = loop.time()
             if feed.finished or feed.broken:
                 yield _end("finished" if feed.finished else f"broken: {feed.broken}")
                 return
+            if gone is not None:
+                yield _end(gone)
+                return
+            now = loop.time()
             if now - checked >= _STATUS_SECONDS:
                 checked = now
-
-                def status() -> _MatchRow | None:
-                    with ladder.read() as db:
-                        return _match_row(db, match.id)
-
-                current = await run_in_threadpool(status)
-                if (
-                    current is None
-                    or current.attempt != match.attempt
-                    or current.status != "running"
-                ):
-                    await run_in_threadpool(feed.advance)
-                    for event in feed.after(last):
-                        yield _sse(event)
-                    if current is not None and current.status == "finished" and feed.finished:
-                        yield _end("finished")
-                    else:
-                        yield _end(
-                            "requeued" if current and current.status == "scheduled" else "stopped"
-                        )
-                    return
+                gone = _gone(await run_in_threadpool(_current, ladder, match.id), match)
+                if gone is not None:
+                    continue  # read what was written before it stopped
             if now - pinged >= _PING_SECONDS:
                 pinged = now
                 yield b": ping\n\n"
