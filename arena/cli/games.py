@@ -11,7 +11,15 @@ __all__ = ["game_spec"]
 
 def game_spec(plugins: PluginSet, family: str, rules: str) -> GameSpec:
     """The game ``FAMILY/RULES``; a ``SettingsError`` naming the families (or the
-    family's rule sets) when there is no such game."""
+    family's rule sets) when there is no such game.  ``family`` may be a whole game
+    id (``gin-rummy/oklahoma``): its rules then stand, unless ``rules`` names others."""
+    if "/" in family:
+        family, _, named = family.partition("/")
+        if rules not in ("standard", named):
+            raise SettingsError(
+                f"--game {family}/{named} names the rules {named!r}; --rules {rules} contradicts it"
+            )
+        rules = named
     ids = sorted(plugins.games)
     families: dict[str, list[str]] = {}
     for game_id in ids:

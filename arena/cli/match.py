@@ -57,7 +57,9 @@ def register(commands: Any) -> None:
         "--rules", default="standard", help="rule set of the game (default standard)"
     )
     parser.add_argument(
-        "--game", default="gin-rummy", help="game family: gin-rummy (default) or rummy"
+        "--game",
+        default="gin-rummy",
+        help="game family: gin-rummy (default) or rummy; or a game id, e.g. gin-rummy/oklahoma",
     )
     parser.add_argument("--hands", action="store_true", help="each game is a single hand")
     parser.add_argument("--json", action="store_true", help="print one JSON object")

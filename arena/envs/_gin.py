@@ -17,7 +17,7 @@ from arena.envs._core import (
     split_options,
 )
 from arena.games.base import IllegalActionError
-from arena.games.gin_rummy import CLASSIC, STANDARD, GinGame, GinRules, Phase
+from arena.games.gin_rummy import CLASSIC, PRESETS, STANDARD, GinGame, GinRules, Phase
 from arena.games.gin_rummy import encoding as enc
 from arena.games.gin_rummy.actions import Action, Discard, Draw, DrawSource, Pass
 from arena.games.gin_rummy.observation import VisibleState
@@ -28,7 +28,7 @@ GIN_PRESETS: Final[dict[str, GinRules]] = {
     "standard": STANDARD,
     "classic": CLASSIC,
     # Oklahoma Gin on the standard scores (RULES.md, Gin Rummy options).
-    "oklahoma": GinRules(name="oklahoma", oklahoma=True),
+    "oklahoma": PRESETS["oklahoma"],
 }
 ENCODINGS: Final = ("arena", "rlcard")
 RULE_NAMES: Final = tuple(f.name for f in fields(GinRules) if f.name != "name")

@@ -19,9 +19,9 @@ from arena.bots.reference import SearchBot, main
 from arena.cards import Arrangement, CardSet, deadwood_of_mask
 from arena.cli.main import main as arena_main
 from arena.games.gin_rummy import (
-    CLASSIC,
     DRAW_DISCARD,
     PASS,
+    PRESETS,
     STANDARD,
     GinHand,
     GinObservation,
@@ -43,9 +43,7 @@ from arena.policies.search_gin import (
     unseen_mask,
 )
 
-OKLAHOMA = GinRules(name="oklahoma", oklahoma=True)
 LAST_DISCARD = GinRules(name="last-discard", last_discard=True)
-PRESETS = {"standard": STANDARD, "classic": CLASSIC, "oklahoma": OKLAHOMA}
 FULL = (1 << 52) - 1
 SEARCHED = (Phase.FIRST_UPCARD, Phase.DRAW, Phase.DISCARD)
 

@@ -28,12 +28,20 @@ from arena.games.gin_rummy.hand import (
     Termination,
     VisibleState,
 )
-from arena.games.gin_rummy.rules import CLASSIC, PRESETS, STANDARD, GinRules, RulesError
+from arena.games.gin_rummy.rules import (
+    CLASSIC,
+    OKLAHOMA,
+    PRESETS,
+    STANDARD,
+    GinRules,
+    RulesError,
+)
 
 __all__ = [
     "CLASSIC",
     "DRAW_DISCARD",
     "DRAW_STOCK",
+    "OKLAHOMA",
     "PASS",
     "PRESETS",
     "STANDARD",

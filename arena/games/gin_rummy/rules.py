@@ -7,7 +7,7 @@ from typing import Any
 
 from arena.games.base import RulesError
 
-__all__ = ["CLASSIC", "PRESETS", "STANDARD", "GinRules", "RulesError"]
+__all__ = ["CLASSIC", "OKLAHOMA", "PRESETS", "STANDARD", "GinRules", "RulesError"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,4 +70,6 @@ CLASSIC = GinRules(
     shutout_bonus=200,
     box_bonus=20,
 )
-PRESETS: dict[str, GinRules] = {"standard": STANDARD, "classic": CLASSIC}
+# Oklahoma Gin on the standard scores (RULES.md, Gin Rummy options).
+OKLAHOMA = GinRules(name="oklahoma", oklahoma=True)
+PRESETS: dict[str, GinRules] = {"standard": STANDARD, "classic": CLASSIC, "oklahoma": OKLAHOMA}
