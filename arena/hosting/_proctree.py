@@ -34,13 +34,23 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["ProcessTree", "count_user_tasks", "ensure_child_subreaper"]
+__all__ = ["ProcessTree", "count_user_tasks", "ensure_child_subreaper", "forget_child", "own_child"]
 
 _log = logging.getLogger(__name__)
 _PROC = Path("/proc")
 _PR_SET_CHILD_SUBREAPER = 36
 _subreaper_done = False
-_live_roots: set[int] = set()  # pids of the bots this process started and has not killed
+_live_roots: set[int] = set()  # pids of what this process started on purpose and not killed
+
+
+def own_child(pid: int) -> None:
+    """Mark ``pid``, a child started on purpose that is no bot's (a bot's template), as
+    nobody's stray: killing a bot never takes it."""
+    _live_roots.add(pid)
+
+
+def forget_child(pid: int) -> None:
+    _live_roots.discard(pid)
 
 
 def ensure_child_subreaper() -> None:

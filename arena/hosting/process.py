@@ -69,6 +69,7 @@ from arena.hosting.sandbox import (
     seccomp_memfd,
 )
 from arena.hosting.shared_python import unprivileged_python
+from arena.hosting.templates import SeatPlan, TemplateSeat, eligible, template_seat
 
 __all__ = ["ADDRESS_ENV", "BotProcess", "arena_folder", "reachable_copy"]
 
@@ -103,31 +104,36 @@ class BotProcess:
     """The bot's writable directory and HOME (its cwd unless the command names one)."""
     command: BotCommand
 
+    from_template: bool
+    """Whether the bot was forked from its template (:mod:`arena.hosting.templates`)."""
+
     def __init__(
         self,
         command: BotCommand,
         level: SandboxLevel,
-        popen: subprocess.Popen[bytes],
+        run: subprocess.Popen[bytes] | TemplateSeat,
         home: _Home,
         logs: LogPump,
     ) -> None:
         """Internal: use :meth:`start`."""
         self.command = command
         self.level = level
-        self.pid = popen.pid
+        self.pid = run.pid
+        self.from_template = isinstance(run, TemplateSeat)
         self.uid = home.identity.uid if home.identity is not None else os.getuid()
         self.address = f"unix:{home.socket}"
         self.workdir = home.work
         self.stdout_path = logs.paths["stdout"]
         self.stderr_path = logs.paths["stderr"]
         self._socket_path = home.socket
-        self._popen = popen
+        self._run = run
         self._logs = logs
         #: Whether the logs outlive the bot (False: a temporary run folder, removed with
         #: it), so a failure names the log's path only where the user can open it.
         self.logs_kept = True
         marker = f"{ADDRESS_ENV}={self.address}".encode()
-        self._cleanup = _Cleanup(ProcessTree(popen, marker), home, logs)
+        tree = run if isinstance(run, TemplateSeat) else ProcessTree(run, marker)
+        self._cleanup = _Cleanup(tree, home, logs)
         self._finalizer = weakref.finalize(self, self._cleanup.run, 0.0)
 
     @classmethod
@@ -179,10 +185,21 @@ class BotProcess:
                         f"{home.identity.uid}, and its folder {problem}: make it readable by "
                         f"other users (chmod a+rX)"
                     )
+            logs = LogPump(run_dir, command.name, log_cap)
+            seat = None
+            if level is SandboxLevel.BWRAP and eligible(command):
+                seat = template_seat(
+                    _seat_plan(command, cwd, env, home),
+                    _template_folder,
+                    logs.child_ends["stdout"],
+                    logs.child_ends["stderr"],
+                )
+            if seat is not None:
+                logs.start()
+                return cls(command, level, seat, home, logs)
             seccomp = seccomp_memfd() if level is SandboxLevel.BWRAP else None
             try:
                 argv = _command_line(command, level, cwd, env["PATH"], home, seccomp)
-                logs = LogPump(run_dir, command.name, log_cap)
                 ensure_child_subreaper()
                 try:
                     popen = subprocess.Popen(
@@ -258,7 +275,7 @@ class BotProcess:
 
     def returncode(self) -> int | None:
         """The exit status once the process has exited (negative: killed by that signal)."""
-        return self._popen.poll()
+        return self._run.poll()
 
     def stderr_tail(self, lines: int = 20) -> str:
         """The last ``lines`` lines the bot wrote to stderr."""
@@ -413,7 +430,7 @@ class _Cleanup:
     """Kills a bot's processes, ends its uid lease, removes its home and closes its
     logs, once.  Holds no reference to the BotProcess, so a weakref finalizer can own it."""
 
-    def __init__(self, tree: ProcessTree, home: _Home, logs: LogPump) -> None:
+    def __init__(self, tree: ProcessTree | TemplateSeat, home: _Home, logs: LogPump) -> None:
         self._tree = tree
         self._home = home
         self._logs = logs
@@ -478,6 +495,26 @@ def _command_line(
             seccomp_fd=seccomp,
         )
     )
+
+
+def _seat_plan(command: BotCommand, cwd: Path, env: dict[str, str], home: _Home) -> SeatPlan:
+    """What a seat forked from a template needs to be the cold seat ``_command_line``
+    would start under bwrap: the same binds, environment, uid and limits."""
+    identity = home.identity
+    files = [(home.root / name, f"/etc/{name}") for name in ("passwd", "group")]
+    return SeatPlan(
+        command=command,
+        jail=_jail(command, cwd, env["PATH"], home, runtime=[]),
+        cwd=cwd,
+        env=env,
+        user=(identity.uid, identity.gid) if identity is not None else None,
+        files=tuple(files) if identity is not None else (),
+        homes=arena_folder(),
+    )
+
+
+def _template_folder() -> Path:
+    return Path(tempfile.mkdtemp(prefix="template-", dir=arena_folder()))
 
 
 def _jail(

@@ -57,6 +57,7 @@ __all__ = [
     "parent_bound_command",
     "resolve_level",
     "rlimit_command",
+    "rlimit_values",
     "seccomp_memfd",
 ]
 
@@ -185,6 +186,7 @@ def bwrap_command(
     chdir: Path,
     files: Sequence[tuple[Path, str]] = (),
     seccomp_fd: int | None = None,
+    capabilities: Sequence[str] = (),
 ) -> list[str]:
     """The bubblewrap command line that runs ``argv`` confined.
 
@@ -201,6 +203,8 @@ def bwrap_command(
         command += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
     else:
         command += ["--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY)]
+    for capability in capabilities:
+        command += ["--cap-add", capability]
     command += [
         "--unshare-pid",
         "--unshare-net",
@@ -276,19 +280,7 @@ def rlimit_command(
     """
     specs = _death_with_parent() if die_with_parent else []
     if limits is not None:
-        settings = {
-            "RLIMIT_CPU": (limits.cpu_seconds, limits.cpu_seconds + 1),  # SIGXCPU, then SIGKILL
-            "RLIMIT_AS": (limits.memory_mb * _MB,) * 2,
-            "RLIMIT_FSIZE": (limits.file_size_mb * _MB,) * 2,
-            "RLIMIT_NOFILE": (limits.open_files,) * 2,
-            "RLIMIT_NPROC": (processes,) * 2,
-            "RLIMIT_CORE": (0, 0),
-        }
-        for name, (soft, hard) in settings.items():
-            # An unprivileged process cannot raise a hard limit: never ask for more than we have.
-            current = resource.getrlimit(getattr(resource, name))[1]
-            if current != resource.RLIM_INFINITY:
-                soft, hard = min(soft, current), min(hard, current)
+        for name, (soft, hard) in rlimit_values(limits, processes).items():
             specs.append(f"{name}={soft}:{hard}")
     if user is not None:
         specs.append(f"user={user[0]}:{user[1]}")
@@ -301,6 +293,26 @@ def rlimit_command(
     if program is not None:
         specs.append(f"seccomp={program.hex()}")
     return _wrapped(specs, argv)
+
+
+def rlimit_values(limits: Limits, processes: int) -> dict[str, tuple[int, int]]:
+    """The rlimits (soft, hard) by name that ``limits`` sets, ``processes`` as
+    RLIMIT_NPROC, never above what this process has (it could not raise a hard limit)."""
+    settings = {
+        "RLIMIT_CPU": (limits.cpu_seconds, limits.cpu_seconds + 1),  # SIGXCPU, then SIGKILL
+        "RLIMIT_AS": (limits.memory_mb * _MB,) * 2,
+        "RLIMIT_FSIZE": (limits.file_size_mb * _MB,) * 2,
+        "RLIMIT_NOFILE": (limits.open_files,) * 2,
+        "RLIMIT_NPROC": (processes,) * 2,
+        "RLIMIT_CORE": (0, 0),
+    }
+    values = {}
+    for name, (soft, hard) in settings.items():
+        current = resource.getrlimit(getattr(resource, name))[1]
+        if current != resource.RLIM_INFINITY:
+            soft, hard = min(soft, current), min(hard, current)
+        values[name] = (soft, hard)
+    return values
 
 
 def limits_processes(processes: int, user: tuple[int, int] | None) -> int:

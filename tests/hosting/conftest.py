@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 import tempfile
@@ -12,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.hosting import BotCommand, BotProcess, Limits
+from arena.hosting import BotCommand, BotProcess, Limits, SandboxLevel
+from arena.hosting.templates import TEMPLATES_ENV, eligible
 from arena.testing.processes import processes_with
 
 BOTS = Path(__file__).parent / "bots"
@@ -106,3 +108,22 @@ def open_dir() -> Iterator[Path]:
     folder.chmod(0o755)
     yield folder
     shutil.rmtree(folder, ignore_errors=True)
+
+
+#: The id of a test's parameter that runs bwrap without templates (every Python bot cold).
+COLD_BWRAP = "bwrap-cold"
+
+
+@pytest.fixture(autouse=True)
+def _cold_bwrap(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    callspec = getattr(request.node, "callspec", None)
+    if callspec is not None and COLD_BWRAP in callspec.id:
+        monkeypatch.setenv(TEMPLATES_ENV, "0")
+
+
+def expect_template(bot: BotProcess) -> None:
+    """A Python bot under bwrap is forked from its template, unless the test turned
+    templates off: the hostile suites attack what strangers' bots really run as."""
+    warm = bot.level is SandboxLevel.BWRAP and os.environ.get(TEMPLATES_ENV, "1") != "0"
+    if warm and eligible(bot.command):
+        assert bot.from_template, f"{bot.command.name} started cold"

@@ -25,19 +25,31 @@ from arena.hosting.host import probe_host
 from arena.hosting.sandbox import bwrap_problem
 from arena.testing.processes import processes_with
 
-from .conftest import BOT_PYTHON, BOTS, bot_command, stopped, wait_for, wait_stdout
+from .conftest import (
+    BOT_PYTHON,
+    BOTS,
+    COLD_BWRAP,
+    bot_command,
+    expect_template,
+    stopped,
+    wait_for,
+    wait_stdout,
+)
 
 ROOT = os.geteuid() == 0
 BWRAP_PROBLEM = bwrap_problem()
 ALL_LEVELS = [
     pytest.param(SandboxLevel.NONE, id="none"),
     pytest.param(SandboxLevel.LIMITS, id="limits"),
-    pytest.param(
-        SandboxLevel.BWRAP,
-        id="bwrap",
-        marks=pytest.mark.skipif(
-            BWRAP_PROBLEM is not None, reason=f"[bwrap] no bwrap: {BWRAP_PROBLEM}"
-        ),
+    *(
+        pytest.param(
+            SandboxLevel.BWRAP,
+            id=kind,  # Python bots forked from their template, and started cold
+            marks=pytest.mark.skipif(
+                BWRAP_PROBLEM is not None, reason=f"[bwrap] no bwrap: {BWRAP_PROBLEM}"
+            ),
+        )
+        for kind in ("bwrap", COLD_BWRAP)
     ),
 ]
 
@@ -63,6 +75,7 @@ def attacker(*attacks: str, limits: Limits | None = None) -> BotCommand:
 
 
 def report_of(bot: BotProcess) -> dict[str, Any]:
+    expect_template(bot)
     text = wait_stdout(bot, "}")
     result: dict[str, Any] = json.loads(text.strip().splitlines()[-1])
     return result
@@ -186,6 +199,20 @@ def test_fork_bomb_stops_at_the_process_limit(level: SandboxLevel, run_dir: Path
             assert len(uid_processes(bot.uid)) <= 16
     if ROOT:
         assert uid_processes(bot.uid) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("level", [p for p in ALL_LEVELS if p.values[0] is SandboxLevel.BWRAP])
+def test_a_fork_bomb_leaves_the_other_seat_its_processes(
+    level: SandboxLevel, run_dir: Path
+) -> None:
+    """Two seats of one bot (forked from one template, or cold): the process limit is
+    each seat's own, so a bomb that holds all of its own leaves the other its share."""
+    limits = Limits(processes=16)
+    with BotProcess.start(attacker("fork=200", limits=limits), level, run_dir) as bomb:
+        assert report_of(bomb)["fork=200"] >= 10  # holding them
+        with BotProcess.start(attacker("fork=8", limits=limits), level, run_dir) as other:
+            assert report_of(other)["fork=8"] == 8
 
 
 @pytest.mark.slow

@@ -31,7 +31,7 @@ from arena.hosting.process import arena_folder
 from arena.hosting.sandbox import _wrapped, bwrap_problem
 from arena.hosting.shared_python import unprivileged_python
 
-from .conftest import bot_command, stopped, wait_stdout
+from .conftest import COLD_BWRAP, bot_command, expect_template, stopped, wait_stdout
 
 pytestmark = pytest.mark.slow  # every test here starts processes or servers
 
@@ -46,10 +46,13 @@ STRANGER_LEVELS = [
             HOST.landlock_abi == 0, reason="[landlock] this kernel offers no Landlock"
         ),
     ),
-    pytest.param(
-        SandboxLevel.BWRAP,
-        id="bwrap",
-        marks=pytest.mark.skipif(BWRAP_PROBLEM is not None, reason=f"[bwrap] {BWRAP_PROBLEM}"),
+    *(
+        pytest.param(
+            SandboxLevel.BWRAP,
+            id=kind,  # Python bots forked from their template, and started cold
+            marks=pytest.mark.skipif(BWRAP_PROBLEM is not None, reason=f"[bwrap] {BWRAP_PROBLEM}"),
+        )
+        for kind in ("bwrap", COLD_BWRAP)
     ),
 ]
 AS_USER_ENV = "ARENA_TEST_JAIL_AS_USER"  # set in the run as uid 65534, so it does not recurse
@@ -60,6 +63,7 @@ def attacker(*attacks: str, limits: Limits | None = None) -> Any:
 
 
 def report_of(bot: BotProcess) -> dict[str, Any]:
+    expect_template(bot)
     text = wait_stdout(bot, "}")
     result: dict[str, Any] = json.loads(text.strip().splitlines()[-1])
     return result

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from arena.hosting import BotProcess, SandboxLevel
+from arena.hosting._proctree import ProcessTree
 from arena.hosting.sandbox import parent_bound_command
 from arena.testing.processes import parent_pid, zombie_children
 
@@ -79,7 +80,9 @@ def test_kill_spares_other_bots(marker: str, run_dir: Path, same_tick: bool) -> 
         ) as bot:
             wait_stdout(bot, "ready")
             if same_tick:
-                bot._cleanup._tree.started = 0
+                tree = bot._cleanup._tree
+                assert isinstance(tree, ProcessTree)  # a cold start (level none)
+                tree.started = 0
             bot.kill(grace=0.1)
         assert marker_pids(marker) == []
         assert len(marker_pids(other_marker)) == 2

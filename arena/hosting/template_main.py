@@ -1,0 +1,366 @@
+"""A Python bot's template: warm, pristine, forked once per seat (runs inside bwrap).
+
+A cold Python bot spends most of its start importing grpc and the SDK.  A template
+is started once, in the sandbox a cold seat of its bot would get (bubblewrap, the
+same binds), imports that trusted code and **no code of the bot**, and then forks a
+seat per request.  Each seat builds its own walls before the bot's script runs:
+
+1. the forked child (the seat's *keeper*, trusted code only) makes new mount, pid,
+   network, IPC, UTS and cgroup namespaces, as bwrap makes for a cold seat, tells the
+   host its pid (``SCM_CREDENTIALS``, which the kernel translates into the host's
+   pid namespace) and forks the bot's process, pid 1 of the new pid namespace;
+2. the bot's process hides every other seat's home and the template's ``/tmp`` behind
+   fresh tmpfs mounts, moves back in only its own ``work`` and ``sock`` folders (and
+   the read-only paths that were under them, cloned first), binds its own
+   ``/etc/passwd``, mounts a ``/proc`` of its own pid namespace, takes its stdout and
+   stderr, applies the rlimits, drops to its seat's uid (a root referee; otherwise it
+   drops its capabilities), sets ``no_new_privs``, installs the seccomp filter, and
+   only then runs the bot's script as ``python SCRIPT ARGS`` would.
+
+So what a seat can carry from one match to the next is nothing: its files live in a
+home made for the match, its memory starts as the template's, which never ran the
+bot's code nor saw a match.  The keeper reports the bot's exit status and dies with
+the template; the template dies with the referee (bwrap ``--die-with-parent``).
+
+Requests come on the fd its argument names, a ``SOCK_SEQPACKET`` socket: one JSON message (see
+:func:`_seat`) with three fds (stdout, stderr, the seat's channel to the host).
+"""
+
+from __future__ import annotations
+
+import atexit
+import builtins
+import contextlib
+import ctypes
+import importlib
+import importlib.machinery
+import json
+import os
+import resource
+import signal
+import socket
+import struct
+import sys
+import traceback
+import types
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from arena.hosting import confine
+
+__all__ = ["PRELOADED", "Bind", "SeatRequest", "main"]
+
+#: What a template imports: the SDK's serving path and the codecs (never a bot's code).
+PRELOADED = (
+    "grpc",
+    "grpc.aio",
+    "grpc_health.v1.health",
+    "arena.sdk",
+    "arena.sdk.server",
+    "arena.protocol.gin",
+    "arena.protocol.rummy",
+)
+
+_CLONE_NEWNS = 0x00020000
+_CLONE_NEWCGROUP = 0x02000000
+_CLONE_NEWUTS = 0x04000000
+_CLONE_NEWIPC = 0x08000000
+_CLONE_NEWPID = 0x20000000
+_CLONE_NEWUSER = 0x10000000
+_CLONE_NEWNET = 0x40000000
+_NAMESPACES = (
+    _CLONE_NEWNS | _CLONE_NEWCGROUP | _CLONE_NEWUTS | _CLONE_NEWIPC | _CLONE_NEWPID | _CLONE_NEWNET
+)
+_MS_RDONLY = 1
+_MS_NOSUID = 2
+_MS_NODEV = 4
+_MS_NOEXEC = 8
+_MS_REMOUNT = 32
+_MS_BIND = 4096
+_MS_REC = 16384
+_MS_PRIVATE = 1 << 18
+_SYS_OPEN_TREE = 428
+_SYS_MOVE_MOUNT = 429
+_OPEN_TREE_CLONE = 1
+_OPEN_TREE_CLOEXEC = os.O_CLOEXEC
+_AT_RECURSIVE = 0x8000
+_AT_FDCWD = -100
+_MOVE_MOUNT_F_EMPTY_PATH = 0x4
+_AT_EMPTY_PATH = 0x1000
+_PR_SET_PDEATHSIG = 1
+_PR_CAP_AMBIENT = 47
+_PR_CAP_AMBIENT_CLEAR_ALL = 4
+_SYS_CAPSET = 126
+_SETUP_FAILED = 126
+
+
+@dataclass(frozen=True)
+class Bind:
+    """A path of the template's view the seat keeps: cloned before its hiding mounts,
+    put back at ``target`` after them."""
+
+    source: str
+    target: str
+    writable: bool
+    is_dir: bool
+
+
+@dataclass(frozen=True)
+class SeatRequest:
+    """What the host asks of a template for one seat (one JSON message)."""
+
+    command: tuple[str, ...]  # the bot's whole command: its interpreter, script, arguments
+    cwd: str
+    env: dict[str, str]
+    user: tuple[int, int] | None  # a root referee's seat uid and gid; None: keep ours
+    binds: tuple[Bind, ...]
+    hide: tuple[str, ...]  # folders covered with an empty tmpfs: /tmp, the seats' homes
+    tmp_bytes: int
+    rlimits: dict[str, tuple[int, int]]
+    seccomp: str | None  # the filter program, hex
+
+    def to_json(self) -> bytes:
+        return json.dumps(asdict(self)).encode()
+
+    @classmethod
+    def from_json(cls, data: bytes) -> SeatRequest:
+        raw = json.loads(data)
+        return cls(
+            command=tuple(raw["command"]),
+            cwd=raw["cwd"],
+            env=dict(raw["env"]),
+            user=tuple(raw["user"]) if raw["user"] is not None else None,
+            binds=tuple(Bind(**bind) for bind in raw["binds"]),
+            hide=tuple(raw["hide"]),
+            tmp_bytes=int(raw["tmp_bytes"]),
+            rlimits={name: (soft, hard) for name, (soft, hard) in raw["rlimits"].items()},
+            seccomp=raw["seccomp"],
+        )
+
+
+def main() -> None:
+    control = socket.socket(fileno=int(sys.argv[1]))
+    for name in PRELOADED:
+        importlib.import_module(name)
+    # Seats' keepers are reaped by the kernel: nothing to wait for here.
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    tops = sorted({name.partition(".")[0] for name in sys.modules})
+    control.send(json.dumps({"ready": True, "modules": tops}).encode())
+    while True:
+        try:
+            message, fds, _, _ = socket.recv_fds(control, 1 << 16, 4)
+        except OSError:
+            os._exit(0)
+        if not message:  # the host is gone or done with us
+            os._exit(0)
+        if os.fork() == 0:
+            try:
+                control.close()
+                _keeper(SeatRequest.from_json(message), fds)
+            except BaseException:
+                traceback.print_exc()
+            os._exit(_SETUP_FAILED)
+        for fd in fds:
+            os.close(fd)
+
+
+def _keeper(request: SeatRequest, fds: list[int]) -> None:
+    """The seat's keeper: new namespaces, the bot's process, its exit status."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    out, err, channel_fd = fds
+    channel = socket.socket(fileno=channel_fd)
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)  # dies with the template
+    if request.user is None:
+        _own_user_namespace(libc)
+    _check(libc.unshare(_NAMESPACES), "unshare")
+    _announce(channel)
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    pid = os.fork()
+    if pid == 0:
+        try:
+            _bot(request, out, err, channel, libc)
+        except BaseException as error:
+            os.write(err, f"arena: cannot start the bot from its template: {error}\n".encode())
+        os._exit(_SETUP_FAILED)
+    os.close(out)
+    os.close(err)
+    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_IGN)  # the host signals the bot itself
+    while True:
+        try:
+            _, status = os.waitpid(pid, 0)
+            break
+        except InterruptedError:
+            continue
+    channel.send(struct.pack("i", os.waitstatus_to_exitcode(status)))
+    os._exit(0)
+
+
+def _bot(
+    request: SeatRequest, out: int, err: int, channel: socket.socket, libc: ctypes.CDLL
+) -> None:
+    """The bot's process: its walls, then its script."""
+    _check(libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None), "mount --make-rprivate /")
+    clones = []
+    for bind in request.binds:
+        fd = libc.syscall(
+            _SYS_OPEN_TREE, _AT_FDCWD, os.fsencode(bind.source),
+            _OPEN_TREE_CLONE | _OPEN_TREE_CLOEXEC | _AT_RECURSIVE,
+        )  # fmt: skip
+        _check(fd, f"open_tree {bind.source}")
+        clones.append((fd, bind))
+    for hidden in request.hide:
+        options = f"mode={'1777' if hidden == '/tmp' else '0755'},size={request.tmp_bytes}"
+        _check(
+            libc.mount(b"tmpfs", os.fsencode(hidden), b"tmpfs", _MS_NOSUID | _MS_NODEV,
+                       options.encode()),
+            f"mount tmpfs {hidden}",
+        )  # fmt: skip
+    for fd, bind in clones:
+        path = Path(bind.target)
+        for folder in reversed(path.parents):
+            if not folder.exists():
+                folder.mkdir(mode=0o755)
+        if not path.exists():
+            path.mkdir(mode=0o755) if bind.is_dir else path.touch()
+        _check(
+            libc.syscall(_SYS_MOVE_MOUNT, fd, b"", _AT_FDCWD, os.fsencode(bind.target),
+                         _MOVE_MOUNT_F_EMPTY_PATH),
+            f"move_mount {bind.target}",
+        )  # fmt: skip
+        os.close(fd)
+        flags = _MS_BIND | _MS_REMOUNT | _MS_NOSUID | _MS_NODEV
+        flags |= 0 if bind.writable else _MS_RDONLY
+        target = os.fsencode(bind.target)
+        _check(libc.mount(None, target, None, flags, None), f"remount {bind.target}")
+    _check(
+        libc.mount(b"proc", b"/proc", b"proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, None),
+        "mount proc",
+    )
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.dup2(out, 1)
+    os.dup2(err, 2)
+    _announce(channel)
+    channel.close()
+    os.closerange(3, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
+    os.chdir(request.cwd)
+    for name, (soft, hard) in request.rlimits.items():
+        resource.setrlimit(getattr(resource, name), (soft, hard))
+    if request.user is not None:
+        uid, gid = request.user
+        os.setgroups([])
+        os.setresgid(gid, gid, gid)
+        os.setresuid(uid, uid, uid)  # a root template's capabilities go with uid 0
+    _drop_capabilities(libc)  # all of them, the inheritable ones too
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)  # a uid change cleared it
+    _check(libc.prctl(38, 1, 0, 0, 0), "no_new_privs")  # PR_SET_NO_NEW_PRIVS
+    if request.seccomp is not None:
+        confine.install_seccomp(bytes.fromhex(request.seccomp))
+    _run_script(request)
+
+
+def _run_script(request: SeatRequest) -> None:
+    """Run the bot's script as ``python SCRIPT ARGS`` would, then exit as it would."""
+    os.environ.clear()
+    os.environ.update(request.env)
+    os.environ["PWD"] = request.cwd  # as bwrap's --chdir sets it
+    _show_command(request.command)
+    sys.stdout = open(1, "w", buffering=1, closefd=False, encoding="utf-8")  # noqa: SIM115
+    sys.stderr = open(2, "w", buffering=1, closefd=False, encoding="utf-8")  # noqa: SIM115
+    sys.stdin = open(0, closefd=False, encoding="utf-8")  # noqa: SIM115
+    argv = list(request.command[1:])
+    script = os.path.abspath(argv[0])
+    # The template ran with the bot's PYTHONPATH already: only the script's folder to add.
+    sys.path.insert(0, os.path.dirname(script))
+    sys.argv = argv
+    # As the interpreter runs a script: a fresh __main__, __file__ absolute, argv as given.
+    main = types.ModuleType("__main__")
+    main.__file__ = script
+    main.__loader__ = importlib.machinery.SourceFileLoader("__main__", script)
+    main.__dict__["__builtins__"] = builtins
+    sys.modules["__main__"] = main
+    code = 0
+    try:
+        with open(script, "rb") as file:
+            source = file.read()
+        exec(compile(source, script, "exec"), main.__dict__)
+    except SystemExit as leaving:
+        code = _exit_code(leaving.code)
+    except BaseException:
+        traceback.print_exc()
+        code = 1
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(code)
+
+
+def _show_command(argv: Sequence[str]) -> None:
+    """Make /proc/PID/cmdline (what ``ps`` shows) the bot's command, as a cold start
+    shows it, not the template's: written over the template's own argument and
+    environment strings, which nothing reads any more (the environment was rebuilt
+    above, so the C library's ``environ`` points at new strings).  Cut to fit."""
+    fields = Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()
+    # arg_start, arg_end, env_start, env_end: fields 48-51 of stat, 46-49 after ")".
+    arg_start, arg_end, _, env_end = (int(value) for value in fields[45:49])
+    text = "\0".join(argv).encode()
+    if len(text) >= arg_end - arg_start:
+        # Longer than the template's own arguments: the kernel then reads one string
+        # on into the environment's room (setproctitle's convention), words by spaces.
+        text = " ".join(argv).encode()[: env_end - arg_start - 1]
+    ctypes.memset(arg_start, 0, env_end - arg_start)
+    ctypes.memmove(arg_start, text, len(text))
+
+
+def _exit_code(code: object) -> int:
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    print(code, file=sys.stderr)
+    return 1
+
+
+def _announce(channel: socket.socket) -> None:
+    """Send this process's pid with its credentials (the host reads it in its own pid
+    namespace) and wait for the host's answer: it has pinned the pid with a pidfd."""
+    credentials = struct.pack("3i", os.getpid(), os.getuid(), os.getgid())
+    channel.sendmsg([b"pid"], [(socket.SOL_SOCKET, socket.SCM_CREDENTIALS, credentials)])
+    if channel.recv(16) != b"ok":
+        os._exit(_SETUP_FAILED)
+
+
+def _own_user_namespace(libc: ctypes.CDLL) -> None:
+    """A seat without a uid of its own (an ordinary user's referee) gets a user namespace
+    of its own, as bwrap gives a cold one: its process count (RLIMIT_NPROC) is its own."""
+    uid, gid = os.getuid(), os.getgid()
+    _check(libc.unshare(_CLONE_NEWUSER), "unshare user namespace")
+    for name, text in (
+        ("setgroups", "deny"),
+        ("uid_map", f"{uid} {uid} 1"),
+        ("gid_map", f"{gid} {gid} 1"),
+    ):
+        with open(f"/proc/self/{name}", "w") as file:
+            file.write(text)
+
+
+def _drop_capabilities(libc: ctypes.CDLL) -> None:
+    """Without a uid to drop to (a user namespace's one uid), clear every capability."""
+    _check(libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0), "clear ambient caps")
+    header = struct.pack("Ii", 0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this process
+    data = bytes(24)  # two empty __user_cap_data_struct: effective, permitted, inheritable
+    _check(libc.syscall(_SYS_CAPSET, header, data), "capset")
+
+
+def _check(result: int, what: str) -> int:
+    if result < 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, f"{what}: {os.strerror(errno)}")
+    return result
+
+
+if __name__ == "__main__":
+    main()
