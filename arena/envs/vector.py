@@ -22,7 +22,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from arena.envs._core import EnvConfigError, make_opponent
-from arena.envs._gin import ARENA_OBS, GinCore, gin_rules
+from arena.envs._gin import ARENA_OBS, TAIL_F32, GinCore, gin_rules
 from arena.envs.gym import Solo, _gin_opponents
 from arena.games.gin_rummy import encoding as enc
 
@@ -95,13 +95,13 @@ class GinRummyVectorEnv(VectorEnv[npt.NDArray[np.float32], npt.NDArray[np.int64]
         cells = 52 * (5 if self.rlcard else 10)  # the planes, end to end, then the ids
         size = (cells + self._num_actions + 7) // 8
         packed: list[bytes] = []
-        tails: list[list[float]] = []  # every game's pile order and scalars: one conversion
+        tails: list[bytes] = []  # every game's pile order and scalars as float32s
         for solo in self.solos:
             core: Any = solo.core
             legal = core.legal_mask() if core.to_act() == solo.seat else 0
             packed.append(enc.packed(core.planes(solo.seat), legal).to_bytes(size, "little"))
             if not self.rlcard:
-                tails.append(core.tail(solo.seat))
+                tails.append(TAIL_F32.pack(*core.tail(solo.seat)))
         raw = np.frombuffer(b"".join(packed), dtype=np.uint8).reshape(n, size)
         bits = np.unpackbits(raw, axis=1, bitorder="little")
         masks = bits[:, cells : cells + self._num_actions].view(np.int8)
@@ -109,7 +109,7 @@ class GinRummyVectorEnv(VectorEnv[npt.NDArray[np.float32], npt.NDArray[np.int64]
             return bits[:, :cells].reshape(n, 5, 52).astype(np.float32), {"action_mask": masks}
         obs = np.empty((n, ARENA_OBS), dtype=np.float32)
         obs[:, :cells] = bits[:, :cells]
-        obs[:, cells:] = tails
+        obs[:, cells:] = np.frombuffer(b"".join(tails), np.float32).reshape(n, -1)
         return obs, {"action_mask": masks}
 
     def step(

@@ -120,8 +120,6 @@ PILE_ORDER_AT: Final = 10 * 52
 SCALARS_AT: Final = 11 * 52
 SCALARS: Final = 15
 OBSERVATION_SIZE: Final = SCALARS_AT + SCALARS
-_PHASES: Final = (Phase.FIRST_UPCARD, Phase.DRAW, Phase.DISCARD, Phase.DEFEND, Phase.LAST_DISCARD)
-_PHASE_SLOT: Final = {phase: 52 + i for i, phase in enumerate(_PHASES)}
 #: ``(position + 1) / count`` for each position of a pile of ``count`` cards.
 _PILE_ORDER: Final = [tuple((p + 1) / count for p in range(count)) for count in range(53)]
 
@@ -201,28 +199,39 @@ def tail(
 ) -> list[float]:
     """The observation after its mask planes: the pile order plane (52 values) and the
     ``SCALARS`` numbers (docs/ENVS.md), for ``seat`` whose view this is."""
+    # Written for mypyc (a step's observation calls it): item by item, no zip, slice
+    # assignment, dict of enums or min(), each a generic call there.
     pile = view.discard_pile
     count = len(pile)
     out = [0.0] * (52 + SCALARS)
     if count:
-        for value, card in zip(_PILE_ORDER[count], pile, strict=True):
-            out[card.index] = value
-    phase = _PHASE_SLOT.get(view.phase)
-    if phase is not None:
-        out[phase] = 1.0
+        order = _PILE_ORDER[count]
+        for position in range(count):
+            out[pile[position].index] = order[position]
+    phase = view.phase
+    if phase is Phase.FIRST_UPCARD:
+        out[52] = 1.0
+    elif phase is Phase.DRAW:
+        out[53] = 1.0
+    elif phase is Phase.DISCARD:
+        out[54] = 1.0
+    elif phase is Phase.DEFEND:
+        out[55] = 1.0
+    elif phase is Phase.LAST_DISCARD:
+        out[56] = 1.0
     knock = view.knock
-    out[57:] = (
-        float(view.to_act == seat),
-        float(dealer == seat),
-        view.stock_size / 31,
-        view.opponent_hand_size / 11,
-        knock_limit / 10,
-        float(doubled),
-        min(scores[seat] / target, 1.0),
-        min(scores[1 - seat] / target, 1.0),
-        float(knock is not None and knock.seat == seat),
-        count / 31,
-    )
+    own = scores[seat] / target
+    other = scores[1 - seat] / target
+    out[57] = 1.0 if view.to_act == seat else 0.0
+    out[58] = 1.0 if dealer == seat else 0.0
+    out[59] = view.stock_size / 31
+    out[60] = view.opponent_hand_size / 11
+    out[61] = knock_limit / 10
+    out[62] = 1.0 if doubled else 0.0
+    out[63] = own if own < 1.0 else 1.0
+    out[64] = other if other < 1.0 else 1.0
+    out[65] = 1.0 if knock is not None and knock.seat == seat else 0.0
+    out[66] = count / 31
     return out
 
 
