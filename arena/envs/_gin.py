@@ -1,4 +1,7 @@
-"""Gin Rummy driven by action ids: the game, the encodings, the rewards."""
+"""Gin Rummy driven by action ids: the game, the encodings, the rewards.
+
+Compiled by mypyc in the compiled copy (tools/compiled.py, LEARN_HOT): a step's glue
+around the encoder, so its types stay precise."""
 
 from __future__ import annotations
 
@@ -230,10 +233,9 @@ class GinCore:
         bits = enc.packed(planes, self.legal_mask() if self.game.current_seat() == seat else 0)
         cells = 52 * len(planes)  # 520, or 260 (RLCard's)
         size = (cells + self.num_actions + 7) // 8
-        flat = np.unpackbits(
-            np.frombuffer(bits.to_bytes(size, "little"), np.uint8), bitorder="little"
-        )
-        mask = flat[cells : cells + self.num_actions].view(np.int8)
+        raw = np.frombuffer(bits.to_bytes(size, "little"), np.uint8)
+        flat = np.unpackbits(raw, None, None, "little")  # bitorder: by keyword 0.2 us more
+        mask = np.frombuffer(flat, np.int8, self.num_actions, cells)  # a view, as int8
         if self.rlcard:
             return flat[:cells].astype(np.float32).reshape(RLCARD_OBS), mask
         out = flat[:ARENA_OBS].astype(np.float32)  # the ids' bits past the planes...
