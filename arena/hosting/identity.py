@@ -139,25 +139,32 @@ def _is_named_user(uid: int) -> bool:
 
 
 def _uid_pids(uid: int) -> list[int]:
+    """Every live process with ``uid`` among its uids.  Each scan reads the status of
+    every process on the host, once or twice per seat: raw reads, no pathlib (a scan of
+    160 processes took 15 ms through Path.read_text, 3 ms this way)."""
+    wanted = str(uid).encode()
     pids = []
-    for entry in _PROC.iterdir():
-        if not entry.name.isdigit():
+    for name in os.listdir(_PROC):
+        if not name.isdigit():
             continue
         try:
-            status = (entry / "status").read_text()
+            fd = os.open(f"{_PROC}/{name}/status", os.O_RDONLY | os.O_CLOEXEC)
+            try:
+                status = os.read(fd, 8192)
+            finally:
+                os.close(fd)
         except OSError:
             continue
-        state = ""
-        for line in status.splitlines():
-            if line.startswith("State:"):
-                state = line.split()[1]
-            elif line.startswith("Uid:"):
-                # A zombie (Z) or a dying task (X) runs nothing and holds nothing; it waits
-                # for its parent to reap it, which no signal hastens: waiting for it to go
-                # stalled every lease of its uid for the whole timeout.
-                if state not in ("Z", "X") and uid in (int(v) for v in line.split()[1:]):
-                    pids.append(int(entry.name))
-                break
+        at = status.find(b"\nUid:")
+        if at < 0 or wanted not in status[at + 5 : status.find(b"\n", at + 5)].split():
+            continue
+        # A zombie (Z) or a dying task (X) runs nothing and holds nothing; it waits for
+        # its parent to reap it, which no signal hastens: waiting for it to go stalled
+        # every lease of its uid for the whole timeout.
+        at = status.find(b"\nState:")
+        if at >= 0 and status[at + 7 : at + 16].split()[:1] in ([b"Z"], [b"X"]):
+            continue
+        pids.append(int(name))
     return pids
 
 

@@ -190,7 +190,6 @@ class BotProcess:
             if level is SandboxLevel.BWRAP and eligible(command):
                 seat = template_seat(
                     _seat_plan(command, cwd, env, home),
-                    _template_folder,
                     logs.child_ends["stdout"],
                     logs.child_ends["stderr"],
                 )
@@ -511,10 +510,6 @@ def _seat_plan(command: BotCommand, cwd: Path, env: dict[str, str], home: _Home)
         files=tuple(files) if identity is not None else (),
         homes=arena_folder(),
     )
-
-
-def _template_folder() -> Path:
-    return Path(tempfile.mkdtemp(prefix="template-", dir=arena_folder()))
 
 
 def _jail(

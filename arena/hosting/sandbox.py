@@ -52,6 +52,8 @@ __all__ = [
     "SandboxLevel",
     "bwrap_binary",
     "bwrap_command",
+    "bwrap_filesystem",
+    "bwrap_namespaces",
     "bwrap_problem",
     "limits_processes",
     "parent_bound_command",
@@ -186,26 +188,37 @@ def bwrap_command(
     chdir: Path,
     files: Sequence[tuple[Path, str]] = (),
     seccomp_fd: int | None = None,
-    capabilities: Sequence[str] = (),
 ) -> list[str]:
-    """The bubblewrap command line that runs ``argv`` confined.
-
-    The sandbox's root holds only the system runtime (:func:`system_binds`), then
-    ``read_only`` and ``writable`` paths at their own places (so the socket address
-    and working directory mean the same to the bot and to the referee), and ``files``:
-    ``(source, destination)`` pairs bound read-only (the sandbox's /etc/passwd).
+    """The bubblewrap command line that runs ``argv`` confined: its namespaces
+    (:func:`bwrap_namespaces`) and its filesystem (:func:`bwrap_filesystem`).
     Under a root referee bwrap creates the namespaces as root and keeps only the
     capabilities the wrapper inside needs to drop to the bot's own uid; otherwise the
     bot is uid 65534 in a user namespace of its own.
     """
-    command = [bwrap_binary() or "bwrap"]
+    command = [bwrap_binary() or "bwrap", *bwrap_namespaces()]
+    command += bwrap_filesystem(read_only=read_only, writable=writable, files=files)
+    if seccomp_fd is not None:
+        command += ["--seccomp", str(seccomp_fd)]
+    command += ["--chdir", str(chdir), "--", *argv]
+    return command
+
+
+def bwrap_namespaces(capabilities: Sequence[str] = ("CAP_SETUID", "CAP_SETGID")) -> list[str]:
+    """bwrap's options for a bot's namespaces and identity: under a root referee root
+    with ``capabilities``, else uid 65534 in a user namespace (with ``capabilities``
+    beyond the two a root referee's wrapper needs)."""
     if os.geteuid() == 0:
-        command += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+        options = [word for capability in capabilities for word in ("--cap-add", capability)]
     else:
-        command += ["--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY)]
-    for capability in capabilities:
-        command += ["--cap-add", capability]
-    command += [
+        options = ["--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY)]
+        options += [
+            word
+            for capability in capabilities
+            if capability not in ("CAP_SETUID", "CAP_SETGID")
+            for word in ("--cap-add", capability)
+        ]
+    return [
+        *options,
         "--unshare-pid",
         "--unshare-net",
         "--unshare-ipc",
@@ -213,6 +226,20 @@ def bwrap_command(
         "--unshare-cgroup-try",
         "--die-with-parent",
         "--new-session",  # no controlling terminal to push input into
+    ]
+
+
+def bwrap_filesystem(
+    *, read_only: Sequence[Path], writable: Sequence[Path], files: Sequence[tuple[Path, str]] = ()
+) -> list[str]:
+    """bwrap's options that build a bot's filesystem, in order: a root that holds only
+    the system runtime (:func:`system_binds`), a private ``/proc``, ``/dev`` and ``/tmp``,
+    then ``read_only`` and ``writable`` paths at their own places (so the socket address
+    and working directory mean the same to the bot and to the referee), and ``files``:
+    ``(source, destination)`` pairs bound read-only (the sandbox's /etc/passwd); the
+    root read-only.  A template's seat builds the same from this list
+    (:mod:`arena.hosting.template_main`)."""
+    options = [
         *system_binds(),
         "--proc", "/proc",
         "--dev", "/dev",
@@ -222,18 +249,15 @@ def bwrap_command(
     read_only = list(dict.fromkeys(Path(path) for path in read_only))
     writable = list(dict.fromkeys(Path(path) for path in writable))
     for folder in _folders_above([*read_only, *writable]):
-        command += ["--perms", "0755", "--dir", str(folder)]
+        options += ["--perms", "0755", "--dir", str(folder)]
     for source, destination in files:
-        command += ["--ro-bind", str(source), destination]
+        options += ["--ro-bind", str(source), destination]
     for path in read_only:
-        command += ["--ro-bind", str(path), str(path)]
+        options += ["--ro-bind", str(path), str(path)]
     for path in writable:
-        command += ["--bind", str(path), str(path)]
-    command += ["--remount-ro", "/"]  # the sandbox's own root: nothing to write there
-    if seccomp_fd is not None:
-        command += ["--seccomp", str(seccomp_fd)]
-    command += ["--chdir", str(chdir), "--", *argv]
-    return command
+        options += ["--bind", str(path), str(path)]
+    options += ["--remount-ro", "/"]  # the sandbox's own root: nothing to write there
+    return options
 
 
 def _folders_above(paths: Sequence[Path]) -> list[Path]:

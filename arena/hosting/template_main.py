@@ -49,7 +49,7 @@ from pathlib import Path
 
 from arena.hosting import confine
 
-__all__ = ["PRELOADED", "Bind", "SeatRequest", "main"]
+__all__ = ["PRELOADED", "SeatRequest", "main"]
 
 #: What a template imports: the SDK's serving path and the codecs (never a bot's code).
 PRELOADED = (
@@ -82,28 +82,18 @@ _MS_REC = 16384
 _MS_PRIVATE = 1 << 18
 _SYS_OPEN_TREE = 428
 _SYS_MOVE_MOUNT = 429
+_SYS_PIVOT_ROOT = 155
+_MNT_DETACH = 2
 _OPEN_TREE_CLONE = 1
 _OPEN_TREE_CLOEXEC = os.O_CLOEXEC
 _AT_RECURSIVE = 0x8000
 _AT_FDCWD = -100
 _MOVE_MOUNT_F_EMPTY_PATH = 0x4
-_AT_EMPTY_PATH = 0x1000
 _PR_SET_PDEATHSIG = 1
 _PR_CAP_AMBIENT = 47
 _PR_CAP_AMBIENT_CLEAR_ALL = 4
 _SYS_CAPSET = 126
 _SETUP_FAILED = 126
-
-
-@dataclass(frozen=True)
-class Bind:
-    """A path of the template's view the seat keeps: cloned before its hiding mounts,
-    put back at ``target`` after them."""
-
-    source: str
-    target: str
-    writable: bool
-    is_dir: bool
 
 
 @dataclass(frozen=True)
@@ -114,9 +104,7 @@ class SeatRequest:
     cwd: str
     env: dict[str, str]
     user: tuple[int, int] | None  # a root referee's seat uid and gid; None: keep ours
-    binds: tuple[Bind, ...]
-    hide: tuple[str, ...]  # folders covered with an empty tmpfs: /tmp, the seats' homes
-    tmp_bytes: int
+    filesystem: tuple[str, ...]  # bwrap's options for a cold seat's filesystem
     rlimits: dict[str, tuple[int, int]]
     seccomp: str | None  # the filter program, hex
 
@@ -131,9 +119,7 @@ class SeatRequest:
             cwd=raw["cwd"],
             env=dict(raw["env"]),
             user=tuple(raw["user"]) if raw["user"] is not None else None,
-            binds=tuple(Bind(**bind) for bind in raw["binds"]),
-            hide=tuple(raw["hide"]),
-            tmp_bytes=int(raw["tmp_bytes"]),
+            filesystem=tuple(raw["filesystem"]),
             rlimits={name: (soft, hard) for name, (soft, hard) in raw["rlimits"].items()},
             seccomp=raw["seccomp"],
         )
@@ -201,43 +187,7 @@ def _bot(
     request: SeatRequest, out: int, err: int, channel: socket.socket, libc: ctypes.CDLL
 ) -> None:
     """The bot's process: its walls, then its script."""
-    _check(libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None), "mount --make-rprivate /")
-    clones = []
-    for bind in request.binds:
-        fd = libc.syscall(
-            _SYS_OPEN_TREE, _AT_FDCWD, os.fsencode(bind.source),
-            _OPEN_TREE_CLONE | _OPEN_TREE_CLOEXEC | _AT_RECURSIVE,
-        )  # fmt: skip
-        _check(fd, f"open_tree {bind.source}")
-        clones.append((fd, bind))
-    for hidden in request.hide:
-        options = f"mode={'1777' if hidden == '/tmp' else '0755'},size={request.tmp_bytes}"
-        _check(
-            libc.mount(b"tmpfs", os.fsencode(hidden), b"tmpfs", _MS_NOSUID | _MS_NODEV,
-                       options.encode()),
-            f"mount tmpfs {hidden}",
-        )  # fmt: skip
-    for fd, bind in clones:
-        path = Path(bind.target)
-        for folder in reversed(path.parents):
-            if not folder.exists():
-                folder.mkdir(mode=0o755)
-        if not path.exists():
-            path.mkdir(mode=0o755) if bind.is_dir else path.touch()
-        _check(
-            libc.syscall(_SYS_MOVE_MOUNT, fd, b"", _AT_FDCWD, os.fsencode(bind.target),
-                         _MOVE_MOUNT_F_EMPTY_PATH),
-            f"move_mount {bind.target}",
-        )  # fmt: skip
-        os.close(fd)
-        flags = _MS_BIND | _MS_REMOUNT | _MS_NOSUID | _MS_NODEV
-        flags |= 0 if bind.writable else _MS_RDONLY
-        target = os.fsencode(bind.target)
-        _check(libc.mount(None, target, None, flags, None), f"remount {bind.target}")
-    _check(
-        libc.mount(b"proc", b"/proc", b"proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, None),
-        "mount proc",
-    )
+    _build_root(request.filesystem, libc)
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     os.dup2(out, 1)
@@ -259,6 +209,128 @@ def _bot(
     if request.seccomp is not None:
         confine.install_seccomp(bytes.fromhex(request.seccomp))
     _run_script(request)
+
+
+def _build_root(options: Sequence[str], libc: ctypes.CDLL) -> None:
+    """Build the seat's filesystem from bwrap's own options for a cold seat of this bot
+    (:func:`arena.hosting.sandbox.bwrap_filesystem`), as bwrap builds it, and make it
+    the root: every bind's source is cloned from the template's view (the host's,
+    read-only, with the seat homes writable) before a new tmpfs root covers /tmp."""
+    ops = _parse(options)
+    _mount(libc, None, "/", None, _MS_REC | _MS_PRIVATE)
+    clones = {}
+    for op, source, _, _, _ in ops:
+        if op in ("--ro-bind", "--bind") and source not in clones:
+            clones[source] = (_open_tree(libc, source), os.path.isdir(source))
+    dev = _open_tree(libc, "/dev")  # the template's own, made by bwrap: a minimal /dev
+    root = "/tmp"  # anything of the template's view there is cloned by now
+    _mount(libc, "tmpfs", root, "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=0755")
+    remount_ro = []
+    for op, source, dest, perms, size in ops:
+        path = root + dest
+        if op == "--symlink":
+            _parents(path)
+            os.symlink(source, path)
+        elif op == "--dir":
+            _parents(path)
+            os.makedirs(path, exist_ok=True)
+            os.chmod(path, perms if perms is not None else 0o755)
+        elif op in ("--ro-bind", "--bind"):
+            fd, is_dir = clones[source]
+            _parents(path)
+            if not os.path.lexists(path):
+                os.mkdir(path, 0o755) if is_dir else open(path, "x").close()
+            _move_mount(libc, fd, path)
+            flags = _MS_BIND | _MS_REMOUNT | _MS_NOSUID | _MS_NODEV
+            _mount(libc, None, path, None, flags | (_MS_RDONLY if op == "--ro-bind" else 0))
+        elif op == "--proc":
+            os.makedirs(path, exist_ok=True)
+            _mount(libc, "proc", path, "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
+        elif op == "--dev":
+            os.makedirs(path, exist_ok=True)
+            _move_mount(libc, dev, path)
+        elif op == "--tmpfs":
+            os.makedirs(path, exist_ok=True)
+            mode = perms if perms is not None else 0o755
+            data = f"mode={mode:o}" + (f",size={size}" if size is not None else "")
+            _mount(libc, "tmpfs", path, "tmpfs", _MS_NOSUID | _MS_NODEV, data)
+        elif op == "--remount-ro":
+            remount_ro.append(dest)
+    for fd, _ in clones.values():
+        os.close(fd)
+    os.close(dev)
+    old = root + "/.old-root"
+    os.mkdir(old, 0o700)
+    _check(libc.syscall(_SYS_PIVOT_ROOT, os.fsencode(root), os.fsencode(old)), "pivot_root")
+    os.chdir("/")
+    _check(libc.umount2(b"/.old-root", _MNT_DETACH), "umount the template's view")
+    os.rmdir("/.old-root")
+    for dest in remount_ro:
+        _mount(libc, None, dest, None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY | _MS_NOSUID | _MS_NODEV)
+
+
+#: bwrap's filesystem options this interpreter knows, and how many words each takes.
+_OPTION_WORDS = {
+    "--symlink": 2, "--ro-bind": 2, "--bind": 2, "--dir": 1, "--proc": 1, "--dev": 1,
+    "--tmpfs": 1, "--remount-ro": 1, "--perms": 1, "--size": 1,
+}  # fmt: skip
+
+
+def _parse(options: Sequence[str]) -> list[tuple[str, str, str, int | None, int | None]]:
+    """(option, source, destination, perms, size) for each operation; ``--perms`` and
+    ``--size`` modify the operation after them, as in bwrap."""
+    ops: list[tuple[str, str, str, int | None, int | None]] = []
+    perms = size = None
+    at = 0
+    while at < len(options):
+        option = options[at]
+        count = _OPTION_WORDS.get(option)
+        if count is None:
+            raise ValueError(f"not a filesystem option this template knows: {option!r}")
+        words = list(options[at + 1 : at + 1 + count])
+        at += 1 + count
+        if option == "--perms":
+            perms = int(words[0], 8)
+        elif option == "--size":
+            size = int(words[0])
+        else:
+            source, dest = (words[0], words[1]) if count == 2 else ("", words[0])
+            ops.append((option, source, dest, perms, size))
+            perms = size = None
+    return ops
+
+
+def _parents(path: str) -> None:
+    os.makedirs(os.path.dirname(path), mode=0o755, exist_ok=True)
+
+
+def _open_tree(libc: ctypes.CDLL, path: str) -> int:
+    flags = _OPEN_TREE_CLONE | _OPEN_TREE_CLOEXEC | _AT_RECURSIVE
+    return _check(
+        libc.syscall(_SYS_OPEN_TREE, _AT_FDCWD, os.fsencode(path), flags), f"clone {path}"
+    )
+
+
+def _move_mount(libc: ctypes.CDLL, fd: int, path: str) -> None:
+    target = os.fsencode(path)
+    _check(
+        libc.syscall(_SYS_MOVE_MOUNT, fd, b"", _AT_FDCWD, target, _MOVE_MOUNT_F_EMPTY_PATH),
+        f"mount at {path}",
+    )
+
+
+def _mount(
+    libc: ctypes.CDLL,
+    source: str | None,
+    target: str,
+    kind: str | None,
+    flags: int,
+    data: str | None = None,
+) -> None:
+    encoded = [
+        None if value is None else os.fsencode(value) for value in (source, target, kind, data)
+    ]
+    _check(libc.mount(encoded[0], encoded[1], encoded[2], flags, encoded[3]), f"mount {target}")
 
 
 def _run_script(request: SeatRequest) -> None:

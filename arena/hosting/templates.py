@@ -38,9 +38,15 @@ from arena.hosting._proctree import forget_child, own_child
 from arena.hosting.allowlist import Jail
 from arena.hosting.errors import HostingError
 from arena.hosting.manifest import BotCommand
-from arena.hosting.sandbox import bwrap_command, parent_bound_command, rlimit_values
+from arena.hosting.sandbox import (
+    bwrap_binary,
+    bwrap_filesystem,
+    bwrap_namespaces,
+    parent_bound_command,
+    rlimit_values,
+)
 from arena.hosting.seccomp import filter_program
-from arena.hosting.template_main import Bind, SeatRequest
+from arena.hosting.template_main import SeatRequest
 
 __all__ = ["MAX_TEMPLATES", "TEMPLATES_ENV", "SeatPlan", "TemplateSeat", "template_seat"]
 
@@ -52,7 +58,6 @@ TEMPLATES_ENV = "ARENA_TEMPLATES"
 MAX_TEMPLATES = 32
 _READY_TIMEOUT = 30.0  # a template's imports, on a loaded machine
 _ANNOUNCE_TIMEOUT = 10.0  # a seat's keeper and bot telling their pids
-_TMP_BYTES = 256 * 1024 * 1024  # a seat's private /tmp, as bwrap's for a cold seat
 
 
 class TemplateError(HostingError):
@@ -70,12 +75,6 @@ class SeatPlan:
     user: tuple[int, int] | None  # a root referee's seat uid and gid
     files: tuple[tuple[Path, str], ...]  # (source, destination) bound read-only: /etc/passwd
     homes: Path  # the folder every seat's home is made in (the arena's folder)
-
-    @property
-    def hidden(self) -> tuple[Path, ...]:
-        """What the seat must not see of its template's view: /tmp, the other homes."""
-        tmp = Path("/tmp")
-        return (tmp,) if self.homes.is_relative_to(tmp) else (tmp, self.homes)
 
 
 def eligible(command: BotCommand) -> bool:
@@ -151,10 +150,9 @@ def _signal(pidfd: int, signum: int) -> None:
 class _Template:
     """One template process and the socket its requests go through."""
 
-    def __init__(self, plan: SeatPlan, folder: Path) -> None:
+    def __init__(self, plan: SeatPlan) -> None:
         self._control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._lock = threading.Lock()
-        self.folder = folder
         try:
             self.process = _start_in_long_thread(lambda: self._spawn(plan, theirs))
         finally:
@@ -168,25 +166,22 @@ class _Template:
         self.modules = frozenset(json.loads(reply)["modules"])
 
     def _spawn(self, plan: SeatPlan, theirs: socket.socket) -> subprocess.Popen[bytes]:
-        # Its own placeholders for the files each seat binds over (/etc/passwd).
-        files = []
-        for _, destination in plan.files:
-            placeholder = self.folder / Path(destination).name
-            placeholder.write_text("")
-            placeholder.chmod(0o644)
-            files.append((placeholder, destination))
         python = plan.command.argv[0]
         # -P: neither its folder nor the bot's is on its import path (no bot code runs here).
         argv = [python, "-P", "-m", "arena.hosting.template_main", str(theirs.fileno())]
-        capabilities = ["CAP_SYS_ADMIN"]  # each seat's namespaces and mounts
-        command = bwrap_command(
-            argv,
-            read_only=[path for path in plan.jail.read_only if path.exists()],
-            writable=[plan.homes],  # the seats' homes, made later
-            chdir=Path("/"),
-            files=files,
-            capabilities=capabilities,
-        )
+        # Its view: the host's files read-only, from which each seat binds what a cold
+        # seat of its bot gets, and the seats' homes writable (made later).  Its rights
+        # (namespaces, mounts, a seat's uid) are the ones bwrap itself uses for a seat.
+        command = [
+            bwrap_binary() or "bwrap",
+            *bwrap_namespaces(("CAP_SETUID", "CAP_SETGID", "CAP_SYS_ADMIN")),
+            "--ro-bind", "/", "/",
+            "--proc", "/proc",
+            "--dev", "/dev",
+            "--bind", str(plan.homes), str(plan.homes),
+            "--chdir", "/",
+            "--", *argv,
+        ]  # fmt: skip
         env = {key: value for key, value in plan.env.items() if key != "ARENA_BOT_ADDRESS"}
         env["HOME"] = "/"
         return subprocess.Popen(
@@ -248,30 +243,16 @@ def _pid_of(channel: socket.socket) -> int:
 
 
 def _request(plan: SeatPlan) -> SeatRequest:
-    hidden = plan.hidden
-
-    def under_hidden(path: Path) -> bool:
-        return any(path == top or path.is_relative_to(top) for top in hidden)
-
-    binds = [
-        Bind(str(path), str(path), writable=False, is_dir=path.is_dir())
-        for path in plan.jail.read_only
-        if path.exists() and under_hidden(path)
-    ]
-    binds += [Bind(str(path), str(path), writable=True, is_dir=True) for path in plan.jail.writable]
-    binds += [
-        Bind(str(source), destination, writable=False, is_dir=False)
-        for source, destination in plan.files
-    ]
     program = filter_program()
+    jail = plan.jail
     return SeatRequest(
         command=plan.command.argv,
         cwd=str(plan.cwd),
         env=plan.env,
         user=plan.user,
-        binds=tuple(binds),
-        hide=tuple(str(path) for path in hidden),
-        tmp_bytes=_TMP_BYTES,
+        filesystem=tuple(
+            bwrap_filesystem(read_only=jail.read_only, writable=jail.writable, files=plan.files)
+        ),
         rlimits=rlimit_values(plan.command.limits, plan.command.limits.processes),
         seccomp=program.hex() if program is not None else None,
     )
@@ -284,12 +265,10 @@ _failed: set[tuple[object, ...]] = set()
 _registry_lock = threading.Lock()
 
 
-def template_seat(
-    plan: SeatPlan, folder: Callable[[], Path], stdout: int, stderr: int
-) -> TemplateSeat | None:
-    """A seat for ``plan`` forked from its template (started here on first use, in a
-    folder ``folder()`` makes), or ``None``: start it cold (no template for it, its
-    folder shadows a module the template preloads, or the template failed)."""
+def template_seat(plan: SeatPlan, stdout: int, stderr: int) -> TemplateSeat | None:
+    """A seat for ``plan`` forked from its template (started here on first use), or
+    ``None``: start it cold (its folder shadows a module the template preloads, or the
+    template failed)."""
     key = _key(plan)
     with _registry_lock:
         if key in _failed:
@@ -301,7 +280,7 @@ def template_seat(
             return None
         if template is None:
             try:
-                template = _Template(plan, folder())
+                template = _Template(plan)
             except (OSError, TemplateError) as error:
                 _log.warning("bot %r starts cold: %s", plan.command.name, error)
                 _failed.add(key)
@@ -327,7 +306,7 @@ def _key(plan: SeatPlan) -> tuple[object, ...]:
     env = tuple(
         sorted((k, v) for k, v in plan.env.items() if k not in ("ARENA_BOT_ADDRESS", "HOME"))
     )
-    return (command.argv[0], plan.jail.read_only, plan.hidden, env, plan.user is None)
+    return (command.argv[0], plan.homes, env)
 
 
 def _shadows(plan: SeatPlan, modules: frozenset[str]) -> bool:
@@ -347,13 +326,6 @@ def _drop(key: tuple[object, ...], *, failed: bool) -> None:
     if failed:
         _failed.add(key)
     template.close()
-    _remove_folder(template.folder)
-
-
-def _remove_folder(folder: Path) -> None:
-    import shutil
-
-    shutil.rmtree(folder, ignore_errors=True)
 
 
 @atexit.register
