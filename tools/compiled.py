@@ -44,10 +44,11 @@ HOT = (
     "arena/protocol/gin.py",
     "arena/protocol/rummy.py",
 )
-# The learning environments' Gin game by ids (arena.envs: a step's glue around the
-# encoder, 1.2x the steps per CPU-second compiled), where the learn extra is installed:
-# mypy needs numpy's types to compile it.
-LEARN_HOT = ("arena/envs/_gin.py",)
+# The learning environments (arena.envs), where the learn extra is installed (mypy
+# needs numpy's types to compile them): the Gin game by ids, a step's glue around the
+# encoder (1.2x the single env's steps per CPU-second), and the learner's seat with the
+# vector env's loops over its games (1.05x the vector env's).
+LEARN_HOT = ("arena/envs/_gin.py", "arena/envs/_solo.py")
 
 
 def modules() -> tuple[str, ...]:

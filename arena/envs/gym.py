@@ -14,7 +14,6 @@ built-in bot name, a registered plugin bot's name, a policy callable
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,16 +24,14 @@ from gymnasium import spaces
 
 from arena.envs._core import (
     EnvConfigError,
-    GameCore,
     IllegalActionIdError,
     Opponent,
     make_opponent,
-    mask_ids,
     masks_to_array,
-    normalise,
 )
 from arena.envs._gin import GinCore, gin_rules
 from arena.envs._rummy import RummyCore, rummy_rules
+from arena.envs._solo import Solo
 
 __all__ = ["GIN_OPPONENTS", "RUMMY_OPPONENTS", "GinRummyEnv", "LegalDiscrete", "RummyEnv", "Solo"]
 
@@ -64,66 +61,6 @@ def _rummy_opponents() -> dict[str, Any]:
 
 GIN_OPPONENTS = ("random", "greedy", "simple")
 RUMMY_OPPONENTS = ("random", "greedy-rummy")
-
-
-class Solo:
-    """One learner seat in a ``GameCore``; the opponents play in between."""
-
-    def __init__(self, core: GameCore, seat: int, opponents: Sequence[Opponent | None]) -> None:
-        self.core = core
-        self.seat = seat
-        self.opponents = list(opponents)  # by seat; None at the learner's
-        self._hand = -1
-        self.match_seed = 0
-        self.decisions = 0  # every seat's, since made (what a benchmark counts)
-
-    def reset(self, match_seed: int) -> float:
-        self.match_seed = match_seed
-        self._hand = -1
-        for seat, opponent in enumerate(self.opponents):
-            if opponent is not None:
-                opponent.rng = random.Random(f"{match_seed}:{seat}")
-        self.core.new_game(match_seed)
-        return self._advance()
-
-    def _advance(self) -> float:
-        """Let the opponents play until the learner is to act or the game is over;
-        the learner's reward from their moves."""
-        core = self.core
-        total = 0.0
-        game = core.game
-        while True:
-            hand = game.hand
-            if hand.hand_number != self._hand and game.summary is None:
-                self._hand = hand.hand_number
-                for opponent in self.opponents:
-                    if opponent is not None and opponent.new_hand is not None:
-                        opponent.new_hand()
-            seat = core.to_act()
-            if seat is None or seat == self.seat:
-                return total
-            opponent = self.opponents[seat]
-            assert opponent is not None and opponent.rng is not None
-            self.decisions += 1
-            if opponent.policy is None:  # an id from the mask: legal, no need to check it
-                ident = opponent.rng.choice(mask_ids(core.legal_mask()))
-                raw = core.apply(core.action_of(ident))
-            else:
-                raw = core.apply(opponent.act(hand.observation(seat), hand.legal_actions()))
-            if raw is not None:
-                total += self._mine(raw)
-
-    def _mine(self, raw: list[float] | None) -> float:
-        if raw is None:
-            return 0.0
-        core = self.core
-        values = raw if core.options.reward == "raw" else normalise(raw, core.target)
-        return float(values[self.seat])
-
-    def step(self, ident: int) -> float:
-        self.decisions += 1
-        reward = self._mine(self.core.step(ident))
-        return reward + self._advance()
 
 
 class LegalDiscrete(spaces.Discrete):

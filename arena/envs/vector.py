@@ -22,9 +22,9 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from arena.envs._core import EnvConfigError, make_opponent
-from arena.envs._gin import ARENA_OBS, TAIL_F32, GinCore, gin_rules
-from arena.envs.gym import Solo, _gin_opponents
-from arena.games.gin_rummy import encoding as enc
+from arena.envs._gin import ARENA_OBS, GinCore, gin_rules
+from arena.envs._solo import Solo, gin_batch, step_games
+from arena.envs.gym import _gin_opponents
 
 __all__ = ["GinRummyVectorEnv"]
 
@@ -94,22 +94,15 @@ class GinRummyVectorEnv(VectorEnv[npt.NDArray[np.float32], npt.NDArray[np.int64]
         n = self.num_envs
         cells = 52 * (5 if self.rlcard else 10)  # the planes, end to end, then the ids
         size = (cells + self._num_actions + 7) // 8
-        packed: list[bytes] = []
-        tails: list[bytes] = []  # every game's pile order and scalars as float32s
-        for solo in self.solos:
-            core: Any = solo.core
-            legal = core.legal_mask() if core.to_act() == solo.seat else 0
-            packed.append(enc.packed(core.planes(solo.seat), legal).to_bytes(size, "little"))
-            if not self.rlcard:
-                tails.append(TAIL_F32.pack(*core.tail(solo.seat)))
-        raw = np.frombuffer(b"".join(packed), dtype=np.uint8).reshape(n, size)
+        packed, tails = gin_batch(self.solos, size, self.rlcard)
+        raw = np.frombuffer(packed, dtype=np.uint8).reshape(n, size)
         bits = np.unpackbits(raw, axis=1, bitorder="little")
         masks = bits[:, cells : cells + self._num_actions].view(np.int8)
         if self.rlcard:
             return bits[:, :cells].reshape(n, 5, 52).astype(np.float32), {"action_mask": masks}
         obs = np.empty((n, ARENA_OBS), dtype=np.float32)
         obs[:, :cells] = bits[:, :cells]
-        obs[:, cells:] = np.frombuffer(b"".join(tails), np.float32).reshape(n, -1)
+        obs[:, cells:] = np.frombuffer(tails, np.float32).reshape(n, -1)
         return obs, {"action_mask": masks}
 
     def step(
@@ -128,16 +121,8 @@ class GinRummyVectorEnv(VectorEnv[npt.NDArray[np.float32], npt.NDArray[np.int64]
         ids = np.asarray(actions).tolist()  # Python ints, once
         if len(ids) != n:
             raise ValueError(f"step takes {n} actions, one per game, got {len(ids)}")
-        rewards = [0.0] * n  # Python lists, each turned into an array once
-        ended = [False] * n
-        for i, (solo, action, restart) in enumerate(
-            zip(self.solos, ids, self._autoreset.tolist(), strict=True)
-        ):
-            if restart:
-                solo.reset(solo.match_seed + n)
-                continue
-            rewards[i] = solo.step(int(action))
-            ended[i] = solo.core.is_over()
+        # Python lists, each turned into an array once
+        rewards, ended = step_games(self.solos, ids, self._autoreset.tolist(), n)
         terminated = np.array(ended, dtype=bool)
         self._autoreset = terminated.copy()
         obs, infos = self._batch()
