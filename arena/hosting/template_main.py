@@ -246,6 +246,12 @@ def _build_root(options: Sequence[str], libc: ctypes.CDLL) -> None:
         elif op == "--proc":
             os.makedirs(path, exist_ok=True)
             _mount(libc, "proc", path, "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
+            for name in _PROC_COVERED:  # as bwrap: what this process could write there, read-only
+                covered = f"{path}/{name}"
+                if os.access(covered, os.W_OK):
+                    _mount(libc, covered, covered, None, _MS_BIND | _MS_REC)
+                    flags = _MS_BIND | _MS_REMOUNT | _MS_RDONLY | _MS_NOSUID | _MS_NODEV
+                    _mount(libc, None, covered, None, flags)
         elif op == "--dev":
             os.makedirs(path, exist_ok=True)
             _move_mount(libc, dev, path)
@@ -268,6 +274,9 @@ def _build_root(options: Sequence[str], libc: ctypes.CDLL) -> None:
     for dest in remount_ro:
         _mount(libc, None, dest, None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY | _MS_NOSUID | _MS_NODEV)
 
+
+#: The parts of /proc that bwrap's --proc makes read-only.
+_PROC_COVERED = ("sys", "sysrq-trigger", "irq", "bus")
 
 #: bwrap's filesystem options this interpreter knows, and how many words each takes.
 _OPTION_WORDS = {

@@ -239,7 +239,8 @@ def test_calls_no_bot_needs_are_refused(level: SandboxLevel, run_dir: Path) -> N
 
 
 def test_the_jail_holds_for_an_ordinary_user() -> None:
-    """This file and the hostile suite again, the referee running as uid 65534."""
+    """This file, the hostile suite and the templates' again, the referee running as
+    uid 65534."""
     if os.environ.get(AS_USER_ENV):
         pytest.skip("this is the run as an ordinary user")
     if not ROOT:
@@ -264,6 +265,7 @@ def _as_nobody(python: str, home: Path, tests: Path) -> subprocess.CompletedProc
             "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--",
             python, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider",
             str(tests / "test_jail.py"), str(tests / "test_hostile.py"),
+            str(tests / "test_templates.py"),
         ],
         env={
             "PATH": os.environ["PATH"],

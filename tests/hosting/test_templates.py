@@ -87,7 +87,7 @@ def test_nothing_of_one_match_reaches_the_next(run_dir: Path) -> None:
 
 
 def test_a_seat_is_the_cold_seat_it_replaces(run_dir: Path) -> None:
-    """Same uid, same files visible, same environment, its own pid 1, no capability."""
+    """Same uid, same files and mounts, same environment, its own pid 1, no capability."""
     probe = textwrap.dedent(
         """
         import json, os, sys
@@ -99,6 +99,11 @@ def test_a_seat_is_the_cold_seat_it_replaces(run_dir: Path) -> None:
             "caps": [status[k].strip() for k in ("CapEff", "CapPrm", "CapInh", "CapAmb")],
             "nnp": status["NoNewPrivs"].strip(), "seccomp": status["Seccomp"].strip(),
             "argv": sys.argv, "path0": sys.path[0], "cwd": os.getcwd(),
+            "root": sorted(os.listdir("/")),
+            "mounts": sorted(  # where, ro or rw; its home's name is its own: shown as HOME
+                line.split()[4].replace(os.path.dirname(os.environ["HOME"]), "HOME")
+                + " " + line.split()[5].split(",")[0]
+                for line in open("/proc/self/mountinfo")),
         }), flush=True)
         import time; time.sleep(60)
         """
@@ -122,8 +127,8 @@ def test_a_seat_is_the_cold_seat_it_replaces(run_dir: Path) -> None:
     assert warm["caps"] == ["0000000000000000"] * 4
     assert warm["nnp"] == "1" and warm["seccomp"] == "2"
     assert warm["pid"] == 1 and warm["procs"] == [1]
-    for key in ("uid", "env", "argv", "path0", "cwd", "nnp", "seccomp"):
-        assert warm[key] == cold[key], key
+    for key in ("uid", "env", "argv", "path0", "cwd", "nnp", "seccomp", "root", "mounts"):
+        assert warm[key] == cold[key], (key, warm[key], cold[key])
     assert warm["tmp"] == cold["tmp"]
 
 
