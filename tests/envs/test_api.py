@@ -94,3 +94,35 @@ def test_render_ansi() -> None:
     env = rummy_v0.env(num_players=3, render_mode="ansi")
     env.reset(seed=1)
     assert "Basic Rummy (standard, 3 seats)" in env.render()
+
+
+@pytest.mark.parametrize("terminate_illegal", [False, True])
+def test_order_checks_are_pettingzoos(terminate_illegal: bool) -> None:
+    """env() is PettingZoo's OrderEnforcingWrapper (a subclass that reads a step's
+    attributes without its __getattr__): the same errors before reset, the same name,
+    the same attributes after."""
+    from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+
+    ours = gin_rummy_v0.env(terminate_illegal=terminate_illegal)
+    theirs = OrderEnforcingWrapper(ours.env)
+    assert isinstance(ours, OrderEnforcingWrapper)
+    assert str(ours) == str(theirs) == "gin_rummy_v0"
+    for name in ("agents", "agent_selection", "rewards", "terminations", "truncations", "infos"):
+        for env in (ours, theirs):
+            with pytest.raises(AttributeError, match=f"^{name} cannot be accessed before reset$"):
+                getattr(env, name)
+            assert not hasattr(env, name)
+    for env in (ours, theirs):
+        with pytest.raises(AssertionError, match="reset"):
+            env.step(0)
+        with pytest.raises(AssertionError, match="reset"):
+            env.observe("player_0")
+    ours.reset(seed=3)
+    inner = ours.unwrapped
+    for name in ("agents", "agent_selection", "rewards", "terminations", "truncations", "infos"):
+        assert getattr(ours, name) is getattr(inner, name)
+    ours.step(int(np.flatnonzero(ours.observe(ours.agent_selection)["action_mask"])[0]))
+    assert ours.agent_selection == inner.agent_selection
+    assert ours.terminations is inner.terminations
+    ours.agent_selection = "set on the wrapper"  # shadows, as on PettingZoo's wrapper
+    assert ours.agent_selection == "set on the wrapper" != inner.agent_selection
