@@ -1,29 +1,30 @@
-"""A Python bot's template: warm, pristine, forked once per seat (runs inside bwrap).
+"""The template of Python bots: warm, pristine, forked once per seat (runs in bwrap).
 
 A cold Python bot spends most of its start importing grpc and the SDK.  A template
-is started once, in the sandbox a cold seat of its bot would get (bubblewrap, the
-same binds), imports that trusted code and **no code of the bot**, and then forks a
-seat per request.  Each seat builds its own walls before the bot's script runs:
+is started once per interpreter and environment, under bwrap with the host's files
+read-only (and the seats' homes writable), imports that trusted code and **no code
+of any bot**, and then forks a seat per request.  Each seat builds its own walls
+before the bot's script runs:
 
 1. the forked child (the seat's *keeper*, trusted code only) makes new mount, pid,
-   network, IPC, UTS and cgroup namespaces, as bwrap makes for a cold seat, tells the
-   host its pid (``SCM_CREDENTIALS``, which the kernel translates into the host's
-   pid namespace) and forks the bot's process, pid 1 of the new pid namespace;
-2. the bot's process hides every other seat's home and the template's ``/tmp`` behind
-   fresh tmpfs mounts, moves back in only its own ``work`` and ``sock`` folders (and
-   the read-only paths that were under them, cloned first), binds its own
-   ``/etc/passwd``, mounts a ``/proc`` of its own pid namespace, takes its stdout and
-   stderr, applies the rlimits, drops to its seat's uid (a root referee; otherwise it
-   drops its capabilities), sets ``no_new_privs``, installs the seccomp filter, and
-   only then runs the bot's script as ``python SCRIPT ARGS`` would.
+   network, IPC, UTS and cgroup namespaces (and a user namespace where the seat has
+   no uid of its own), as bwrap makes for a cold seat, tells the host its pid
+   (``SCM_CREDENTIALS``, which the kernel translates into the host's pid namespace)
+   and forks the bot's process, pid 1 of the new pid namespace;
+2. the bot's process builds its filesystem from the bwrap options a cold seat of its
+   bot gets (:func:`_build_root`: every bind cloned from the template's view, a new
+   ``/proc``, ``/dev`` and ``/tmp``, then ``pivot_root``), takes its stdout and
+   stderr, applies the rlimits, drops to its seat's uid (a root referee) and every
+   capability, sets ``no_new_privs``, installs the seccomp filter, and only then runs
+   the bot's script as ``python SCRIPT ARGS`` would.
 
 So what a seat can carry from one match to the next is nothing: its files live in a
-home made for the match, its memory starts as the template's, which never ran the
+home made for the match, its memory starts as the template's, which never ran a
 bot's code nor saw a match.  The keeper reports the bot's exit status and dies with
 the template; the template dies with the referee (bwrap ``--die-with-parent``).
 
-Requests come on the fd its argument names, a ``SOCK_SEQPACKET`` socket: one JSON message (see
-:func:`_seat`) with three fds (stdout, stderr, the seat's channel to the host).
+Requests come on the fd its argument names, a ``SOCK_SEQPACKET`` socket: one
+:class:`SeatRequest` with three fds (stdout, stderr, the seat's channel to the host).
 """
 
 from __future__ import annotations
@@ -131,8 +132,8 @@ def main() -> None:
         importlib.import_module(name)
     # Seats' keepers are reaped by the kernel: nothing to wait for here.
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)
-    tops = sorted({name.partition(".")[0] for name in sys.modules})
-    control.send(json.dumps({"ready": True, "modules": tops}).encode())
+    # Ready: the top-level modules it holds (a bot's folder must not shadow them).
+    control.send(json.dumps(sorted({name.partition(".")[0] for name in sys.modules})).encode())
     while True:
         try:
             message, fds, _, _ = socket.recv_fds(control, 1 << 16, 4)

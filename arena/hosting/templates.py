@@ -1,12 +1,13 @@
 """Templates: Python bots started warm and pristine under bwrap (the referee's side).
 
 A seat of a Python bot (``{python} SCRIPT ARGS``) at the ``bwrap`` level is forked
-from its command's template (:mod:`arena.hosting.template_main`), which has imported
-grpc and the SDK but never the bot, and which builds the seat's own namespaces,
-mounts, uid, limits and seccomp filter before the script runs: the isolation of a
-cold start, without its interpreter start and imports.  One template per command
-(its binds and environment), started on first use and kept while this process
-lives, at most :data:`MAX_TEMPLATES` of them (the least recently used goes first).
+from a template (:mod:`arena.hosting.template_main`), which has imported grpc and the
+SDK but never a bot's code, and which builds the seat's own namespaces, filesystem
+(the bwrap options of a cold seat), uid, limits and seccomp filter before the script
+runs: the isolation of a cold start, without its interpreter start and imports.  One
+template per interpreter and environment, started on first use and kept while this
+process lives, at most :data:`MAX_TEMPLATES` of them (the least recently used goes
+first).
 
 Anything that goes wrong with a template (it does not start, dies, hangs) makes
 :func:`template_seat` return ``None``, and the seat starts cold as before; the
@@ -163,7 +164,7 @@ class _Template:
         if not reply:
             self.close()
             raise TemplateError(f"the template of {plan.command.name!r} did not start")
-        self.modules = frozenset(json.loads(reply)["modules"])
+        self.modules = frozenset(str(name) for name in json.loads(reply))
 
     def _spawn(self, plan: SeatPlan, theirs: socket.socket) -> subprocess.Popen[bytes]:
         python = plan.command.argv[0]
