@@ -10,7 +10,7 @@ import random
 from collections.abc import Sequence
 from typing import Any, cast
 
-from arena.envs._core import GameCore, Opponent, mask_ids, normalise
+from arena.envs._core import GameCore, Opponent, normalise
 from arena.envs._gin import TAIL_F32, GinCore
 from arena.games.gin_rummy import encoding as enc
 
@@ -57,8 +57,7 @@ class Solo:
             assert opponent is not None and opponent.rng is not None
             self.decisions += 1
             if opponent.policy is None:  # an id from the mask: legal, no need to check it
-                ident = opponent.rng.choice(mask_ids(core.legal_mask()))
-                raw = core.apply(core.action_of(ident))
+                raw = core.apply(core.action_of(_random_id(core.legal_mask(), opponent.rng)))
             else:
                 raw = core.apply(opponent.act(hand.observation(seat), hand.legal_actions()))
             if raw is not None:
@@ -75,6 +74,15 @@ class Solo:
         self.decisions += 1
         reward = self._mine(self.core.step(ident))
         return reward + self._advance()
+
+
+def _random_id(legal: int, rng: random.Random) -> int:
+    """``rng.choice`` of the ids set in ``legal`` (the same draw: ``randrange(n)`` and
+    ``choice`` of ``n`` ids both take ``rng._randbelow(n)``), without listing them: the
+    lowest set bit after clearing that many."""
+    for _ in range(rng.randrange(legal.bit_count())):
+        legal &= legal - 1
+    return (legal & -legal).bit_length() - 1
 
 
 def step_games(
