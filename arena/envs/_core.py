@@ -155,9 +155,12 @@ class GameCore(Protocol):
 
 def seat_mask(core: GameCore, seat: int) -> MaskArray:
     """``seat``'s action mask as int8 0/1 (all zeros if another seat is to act)."""
-    mask = np.zeros(core.num_actions, dtype=np.int8)
-    if core.to_act() == seat:
-        mask[:] = masks_to_array([core.legal_mask()], core.num_actions)[0]
+    count = core.num_actions
+    if core.to_act() != seat:
+        return np.zeros(count, dtype=np.int8)
+    raw = np.frombuffer(core.legal_mask().to_bytes((count + 7) // 8, "little"), np.uint8)
+    # count and bitorder by position: by keyword 0.2 us more
+    mask: MaskArray = np.unpackbits(raw, None, count, "little").view(np.int8)
     return mask
 
 
