@@ -12,8 +12,8 @@ share of decided hands won, and the bot's median and p99 milliseconds per decisi
 - **Gin** (``gin``): whole games to the target, in-process, in duplicate pairs (each
   game seed played twice, seats swapped), as ``bench_strong.py`` plays them.  A
   tied game counts one half; the interval comes from the pairs (the pentanomial
-  model of ``arena.stats``), not from games counted as independent.  ``oklahoma``
-  is the standard rules with the Oklahoma option (no registered preset has it).
+  model of ``arena.stats``), not from games counted as independent.  The presets
+  are the registered ones (``gin-rummy/standard``, ``classic``, ``oklahoma``).
   Hands won: the share of hands decided by a knock, gin or undercut that the bot
   won (Wilson interval).
 - **OpenSpiel** (``openspiel``): single hands of ``pyspiel``'s ``gin_rummy`` (knock
@@ -52,11 +52,10 @@ from tables import print_table  # benchmarks/tables.py: scripts run from their f
 
 from arena.cards import Card, CardSet, Meld, best_arrangement, shuffled_deck
 from arena.games.gin_rummy import (
-    CLASSIC,
     DRAW_DISCARD,
     DRAW_STOCK,
     PASS,
-    STANDARD,
+    PRESETS,
     Action,
     Defend,
     Discard,
@@ -81,11 +80,7 @@ except ImportError:  # not installed: use the source tree
 
 Policy = Callable[[Any, Sequence[Any], random.Random], Any]
 
-GIN_PRESETS: dict[str, GinRules] = {
-    "standard": STANDARD,
-    "classic": CLASSIC,
-    "oklahoma": GinRules(name="oklahoma", oklahoma=True),
-}
+GIN_PRESETS: dict[str, GinRules] = PRESETS
 MAX_DEALS = 200  # a safety net: games between these bots end in about ten deals
 
 
