@@ -40,7 +40,7 @@ def test_a_registered_bot_of_another_game_is_refused_before_anything_starts(
     assert "it plays rummy/deuces, rummy/jokers, rummy/standard, rummy/winner-takes-all" in err
     err = one_line_error(*arena(capsys, "match", "random", "greedy", "random", "--game", "rummy"))
     assert (
-        "'greedy' does not play rummy/standard; it plays gin-rummy/classic, gin-rummy/standard"
+        "'greedy' does not play rummy/standard; it plays gin-rummy/classic, gin-rummy/oklahoma, gin-rummy/standard"
         in err
     )
 
@@ -54,7 +54,7 @@ def test_a_manifest_bot_of_another_game_is_refused_at_its_handshake(
         *arena(capsys, "match", str(manifest), "random", "--game", "rummy", "--games", "1")
     )
     assert "'gin-only'" in err and "does not play rummy/standard" in err
-    assert "its handshake lists gin-rummy/classic, gin-rummy/standard" in err
+    assert "its handshake lists gin-rummy/classic, gin-rummy/oklahoma, gin-rummy/standard" in err
 
 
 @pytest.mark.slow

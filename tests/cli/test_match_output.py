@@ -113,7 +113,7 @@ def test_an_unknown_game_family_names_the_families(
     assert "unknown game family 'gin' for --game: the families are gin-rummy, rummy" in err
     status, _, err = arena(capsys, command, "greedy", "random", "--rules", "fast", *extra)
     assert status == 2
-    assert "unknown rules 'fast' for gin-rummy: --rules takes classic, standard" in err
+    assert "unknown rules 'fast' for gin-rummy: --rules takes classic, oklahoma, standard" in err
 
 
 def test_cards_run_together_get_a_hint_about_spaces(capsys: pytest.CaptureFixture[str]) -> None:
