@@ -91,6 +91,7 @@ _AT_RECURSIVE = 0x8000
 _AT_FDCWD = -100
 _MOVE_MOUNT_F_EMPTY_PATH = 0x4
 _PR_SET_PDEATHSIG = 1
+_PR_SET_NO_NEW_PRIVS = 38
 _PR_CAP_AMBIENT = 47
 _PR_CAP_AMBIENT_CLEAR_ALL = 4
 _SYS_CAPSET = 126
@@ -206,7 +207,7 @@ def _bot(
         os.setresuid(uid, uid, uid)  # a root template's capabilities go with uid 0
     _drop_capabilities(libc)  # all of them, the inheritable ones too
     libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)  # a uid change cleared it
-    _check(libc.prctl(38, 1, 0, 0, 0), "no_new_privs")  # PR_SET_NO_NEW_PRIVS
+    _check(libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
     if request.seccomp is not None:
         confine.install_seccomp(bytes.fromhex(request.seccomp))
     _run_script(request)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["parent_pid", "processes_with", "zombie_children"]
+__all__ = ["parent_pid", "processes_with", "processes_with_environ", "zombie_children"]
 
 
 def _stat_fields(pid: str) -> list[str]:
@@ -26,6 +26,24 @@ def processes_with(*words: str) -> list[tuple[int, str]]:
                 continue
             if cmdline and all(needle in cmdline for needle in needles):
                 found.append((int(entry), cmdline.replace(b"\0", b" ").decode(errors="replace")))
+    return found
+
+
+def processes_with_environ(*words: str) -> list[int]:
+    """Live processes (not zombies) whose environment holds every word: a forked
+    process shares its parent's command line and environment, which only a word of
+    the environment set for one template or referee tells apart."""
+    needles = [word.encode() for word in words]
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                environ = Path(f"/proc/{entry}/environ").read_bytes()
+                state = _stat_fields(entry)[0]
+            except (OSError, IndexError):  # it ended while we looked
+                continue
+            if state != "Z" and all(needle in environ for needle in needles):
+                found.append(int(entry))
     return found
 
 

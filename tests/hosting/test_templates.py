@@ -20,6 +20,7 @@ import pytest
 
 from arena.hosting import BotCommand, BotProcess, BotStartError, Limits, SandboxLevel, templates
 from arena.hosting.sandbox import bwrap_problem
+from arena.testing.processes import parent_pid, processes_with_environ
 from tests.polling import wait_until
 
 from .conftest import BOT_PYTHON, BOTS, bot_command, wait_stdout
@@ -32,44 +33,22 @@ pytestmark = [
 BWRAP = SandboxLevel.BWRAP
 
 
-def _with_token(*environ_words: str) -> list[int]:
-    """Pids of live processes whose environment holds every word."""
-    needles = [word.encode() for word in environ_words]
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                environ = Path(f"/proc/{entry}/environ").read_bytes()
-                state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
-            except OSError:
-                continue
-            if state != "Z" and all(needle in environ for needle in needles):
-                found.append(int(entry))
-    return found
-
-
 def _template_pids(token: str) -> list[int]:
     """The template python: its seats' keepers and bots share its command line and
     environment, but their parent is a python too; the template's is bwrap."""
     return [
         pid
-        for pid in _with_token(f"ARENA_TEST_TOKEN={token}")
-        if "python" in _exe(pid) and _exe(_parent(pid)).endswith("bwrap")
+        for pid in processes_with_environ(f"ARENA_TEST_TOKEN={token}")
+        if "python" in _exe(pid) and _exe(pid, parent=True).endswith("bwrap")
     ]
 
 
-def _exe(pid: int) -> str:
+def _exe(pid: int, *, parent: bool = False) -> str:
+    """The program's name of ``pid`` (or of its parent); empty once it has ended."""
     try:
-        return os.path.basename(os.readlink(f"/proc/{pid}/exe"))
-    except OSError:
+        return os.path.basename(os.readlink(f"/proc/{parent_pid(pid) if parent else pid}/exe"))
+    except (OSError, IndexError, ValueError):
         return ""
-
-
-def _parent(pid: int) -> int:
-    try:
-        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
-    except (OSError, ValueError):
-        return 0
 
 
 def test_nothing_of_one_match_reaches_the_next(run_dir: Path) -> None:
@@ -155,11 +134,11 @@ def test_templates_die_with_the_referee(tmp_path: Path) -> None:
         assert process.stdout is not None
         assert process.stdout.readline().split() == ["ready", "True"]
         # The template, the seat's keeper and its bot.
-        assert len(_with_token(f"ARENA_TEST_TOKEN={token}")) >= 3
+        assert len(processes_with_environ(f"ARENA_TEST_TOKEN={token}")) >= 3
     finally:
         process.kill()
         process.wait()
-    wait_until("every process of the template gone", lambda: not _with_token(token), 10)
+    wait_until("every process of the template gone", lambda: not processes_with_environ(token), 10)
 
 
 def test_a_template_that_died_gives_a_cold_start(run_dir: Path) -> None:
