@@ -162,7 +162,8 @@ def test_bot_dies_when_the_referee_is_sigkilled(marker: str, tmp_path: Path) -> 
     finally:
         process.kill()
         process.wait()
-    wait_for(lambda: marker_pids(marker) == [], timeout=5, what="the bot to die with its parent")
+    # Under a loaded CI machine the kill and the reaping can take seconds.
+    wait_for(lambda: marker_pids(marker) == [], timeout=20, what="the bot to die with its parent")
 
 
 @pytest.mark.parametrize("level", LEVELS)
