@@ -159,6 +159,8 @@ class _Template:
         finally:
             theirs.close()
         own_child(self.process.pid)
+        # Readable once it ends: pinned now, while it is our unreaped child.
+        self._ended = os.pidfd_open(self.process.pid)
         ready, _, _ = select.select([self._control], [], [], _READY_TIMEOUT)
         reply = self._control.recv(1 << 16) if ready else b""
         if not reply:
@@ -208,9 +210,9 @@ class _Template:
             with self._lock:
                 socket.send_fds(self._control, [request], [stdout, stderr, theirs.fileno()])
             theirs.close()
-            keeper = _pid_of(ours)
+            keeper = _pid_of(ours, self._ended)
             ours.send(b"ok")
-            bot = _pid_of(ours)
+            bot = _pid_of(ours, self._ended)
             seat = TemplateSeat(ours, keeper, bot)
             ours.send(b"ok")
             return seat
@@ -221,6 +223,10 @@ class _Template:
 
     def close(self) -> None:
         self._control.close()
+        ended = getattr(self, "_ended", -1)
+        if ended >= 0:
+            os.close(ended)
+            self._ended = -1
         process = getattr(self, "process", None)
         if process is not None:
             if process.poll() is None:
@@ -229,11 +235,12 @@ class _Template:
             forget_child(process.pid)
 
 
-def _pid_of(channel: socket.socket) -> int:
-    """The pid a seat's process announced, translated by the kernel into ours."""
-    ready, _, _ = select.select([channel], [], [], _ANNOUNCE_TIMEOUT)
-    if not ready:
-        raise TemplateError("a seat did not announce itself")
+def _pid_of(channel: socket.socket, ended: int) -> int:
+    """The pid a seat's process announced, translated by the kernel into ours; a
+    ``TemplateError`` at once if the template ends first (``ended``: its pidfd)."""
+    ready, _, _ = select.select([channel.fileno(), ended], [], [], _ANNOUNCE_TIMEOUT)
+    if channel.fileno() not in ready:
+        raise TemplateError("the template ended" if ready else "a seat did not announce itself")
     size = struct.calcsize("3i")
     _, ancillary, _, _ = channel.recvmsg(16, socket.CMSG_SPACE(size))
     for level, kind, data in ancillary:
