@@ -45,7 +45,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from checkouts import checkout, compiled
+from checkouts import checkout, compiled, run_ladder
 from tables import print_table
 
 HERE = Path(__file__).resolve().parent
@@ -146,32 +146,18 @@ def play(
 ) -> tuple[int, float, float]:
     """Create and run the ladder with ``code``'s arena: (matches played, wall seconds,
     CPU seconds of the runner and every process under it)."""
-    folder = Path(tempfile.mkdtemp(dir=scratch))
-    config = folder / "ladder.toml"
-    config.write_text(ladder_text(manifests, folder / "replays", run))
-    env = {**os.environ, "PYTHONPATH": str(code)}
-    arena = [sys.executable, "-m", "arena.cli.main"]
-    database = str(folder / "cold.sqlite")
-    subprocess.run(
-        [*arena, "ladder", "create", str(config), "--db", database],
-        env=env, cwd=code, check=True, capture_output=True,
-    )  # fmt: skip
-    started = time.perf_counter()
-    ran = subprocess.run(
-        [sys.executable, "-c", _REAPER, *arena, "ladder", "run", database, "--quiet",
-         "--matches", str(matches)],
-        env=env, cwd=code, capture_output=True, text=True,
-    )  # fmt: skip
-    seconds = time.perf_counter() - started
-    if ran.returncode != 0:
-        sys.exit(f"ladder run failed ({code}): {ran.stderr.strip()[-800:]}")
+    ran = run_ladder(
+        code,
+        lambda folder: ladder_text(manifests, folder / "replays", run),
+        scratch,
+        options=["--matches", str(matches)],
+        wrapper=[sys.executable, "-c", _REAPER],
+    )
     cpu = float(ran.stdout.split()[-1])  # the reaper's last line
-    played = int(ran.stderr.split(" match")[0].split()[-1])  # "12 matches played ..."
     faults = [line for line in ran.stderr.splitlines() if "fault" in line and "0 fault" not in line]
     if faults:
         print(f"  note ({code.name}): {faults[0][:200]}")
-    shutil.rmtree(folder, ignore_errors=True)
-    return played, seconds, cpu
+    return ran.played, ran.seconds, cpu
 
 
 # The sides of a round: (label, arena to run, extra [run] settings).

@@ -27,13 +27,10 @@ import argparse
 import os
 import shutil
 import statistics
-import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
 
-from checkouts import checkout, compiled
+from checkouts import checkout, compiled, run_ladder
 
 HERE = Path(__file__).resolve().parent
 TOP = HERE.parent
@@ -58,27 +55,8 @@ def ladder_text(run: str, replays: Path, repeat: int) -> str:
 
 def play(code: Path, run: str, scratch: Path, repeat: int) -> tuple[int, float]:
     """Create and run the ladder with ``code``'s arena; (matches played, seconds)."""
-    folder = Path(tempfile.mkdtemp(dir=scratch))
-    config = folder / "ladder.toml"
-    config.write_text(ladder_text(run, folder / "replays", repeat))
-    env = {**os.environ, "PYTHONPATH": str(code)}
-    arena = [sys.executable, "-m", "arena.cli.main"]
-    database = str(folder / "t.sqlite")
-    subprocess.run(
-        [*arena, "ladder", "create", str(config), "--db", database],
-        env=env, cwd=code, check=True, capture_output=True,
-    )  # fmt: skip
-    started = time.perf_counter()
-    ran = subprocess.run(
-        [*arena, "ladder", "run", database, "--quiet"],
-        env=env, cwd=code, capture_output=True, text=True,
-    )  # fmt: skip
-    seconds = time.perf_counter() - started
-    if ran.returncode != 0:
-        sys.exit(f"ladder run failed ({code}): {ran.stderr.strip()[-500:]}")
-    played = int(ran.stderr.split(" match")[0].split()[-1])  # "12 matches played ..."
-    shutil.rmtree(folder, ignore_errors=True)
-    return played, seconds
+    ran = run_ladder(code, lambda folder: ladder_text(run, folder / "replays", repeat), scratch)
+    return ran.played, ran.seconds
 
 
 def compare(args: argparse.Namespace, scratch: Path) -> None:
