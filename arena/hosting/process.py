@@ -352,6 +352,13 @@ class _Home:
     def socket(self) -> Path:
         return self.root / "sock" / "bot.sock"
 
+    def etc_files(self) -> tuple[tuple[Path, str], ...]:
+        """The sandbox's /etc/passwd and /etc/group (source, destination), written for a
+        seat uid of its own (:func:`_write_passwd`); none for a bot without one."""
+        if self.identity is None:
+            return ()
+        return tuple((self.root / name, f"/etc/{name}") for name in ("passwd", "group"))
+
     @classmethod
     def make(cls, name: str, seat_uids: tuple[int, int] | None) -> _Home:
         base = arena_folder()
@@ -483,14 +490,13 @@ def _command_line(
     )
     wrapper = os.path.realpath(sys.executable)
     jail = _jail(command, cwd, search_path, home, runtime=runtime_paths(wrapper, cwd, search_path))
-    files = [(home.root / name, f"/etc/{name}") for name in ("passwd", "group")]
     return parent_bound_command(
         bwrap_command(
             inner,
             read_only=jail.read_only,
             writable=jail.writable,
             chdir=cwd,
-            files=files if identity is not None else [],
+            files=home.etc_files(),
             seccomp_fd=seccomp,
         )
     )
@@ -500,14 +506,13 @@ def _seat_plan(command: BotCommand, cwd: Path, env: dict[str, str], home: _Home)
     """What a seat forked from a template needs to be the cold seat ``_command_line``
     would start under bwrap: the same binds, environment, uid and limits."""
     identity = home.identity
-    files = [(home.root / name, f"/etc/{name}") for name in ("passwd", "group")]
     return SeatPlan(
         command=command,
         jail=_jail(command, cwd, env["PATH"], home, runtime=[]),
         cwd=cwd,
         env=env,
         user=(identity.uid, identity.gid) if identity is not None else None,
-        files=tuple(files) if identity is not None else (),
+        files=home.etc_files(),
         homes=arena_folder(),
     )
 

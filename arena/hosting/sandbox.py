@@ -203,20 +203,15 @@ def bwrap_command(
     return command
 
 
-def bwrap_namespaces(capabilities: Sequence[str] = ("CAP_SETUID", "CAP_SETGID")) -> list[str]:
+def bwrap_namespaces(extra_capabilities: Sequence[str] = ()) -> list[str]:
     """bwrap's options for a bot's namespaces and identity: under a root referee root
-    with ``capabilities``, else uid 65534 in a user namespace (with ``capabilities``
-    beyond the two a root referee's wrapper needs)."""
+    keeping CAP_SETUID and CAP_SETGID (the wrapper inside drops to the seat's uid), else
+    uid 65534 in a user namespace; either way with ``extra_capabilities`` too."""
     if os.geteuid() == 0:
-        options = [word for capability in capabilities for word in ("--cap-add", capability)]
+        options = ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
     else:
         options = ["--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY)]
-        options += [
-            word
-            for capability in capabilities
-            if capability not in ("CAP_SETUID", "CAP_SETGID")
-            for word in ("--cap-add", capability)
-        ]
+    options += [word for capability in extra_capabilities for word in ("--cap-add", capability)]
     return [
         *options,
         "--unshare-pid",

@@ -175,12 +175,7 @@ def _keeper(request: SeatRequest, fds: list[int]) -> None:
     os.close(err)
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(signum, signal.SIG_IGN)  # the host signals the bot itself
-    while True:
-        try:
-            _, status = os.waitpid(pid, 0)
-            break
-        except InterruptedError:
-            continue
+    _, status = os.waitpid(pid, 0)  # retried on EINTR by Python itself (PEP 475)
     channel.send(struct.pack("i", os.waitstatus_to_exitcode(status)))
     os._exit(0)
 

@@ -22,6 +22,7 @@ import contextlib
 import json
 import logging
 import os
+import queue
 import re
 import select
 import signal
@@ -177,7 +178,7 @@ class _Template:
         # (namespaces, mounts, a seat's uid) are the ones bwrap itself uses for a seat.
         command = [
             bwrap_binary() or "bwrap",
-            *bwrap_namespaces(("CAP_SETUID", "CAP_SETGID", "CAP_SYS_ADMIN")),
+            *bwrap_namespaces(["CAP_SYS_ADMIN"]),
             "--ro-bind", "/", "/",
             "--proc", "/proc",
             "--dev", "/dev",
@@ -185,14 +186,12 @@ class _Template:
             "--chdir", "/",
             "--", *argv,
         ]  # fmt: skip
-        env = {key: value for key, value in plan.env.items() if key != "ARENA_BOT_ADDRESS"}
-        env["HOME"] = "/"
         return subprocess.Popen(
             parent_bound_command(command),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=None,
-            env=env,
+            env={**_template_env(plan), "HOME": "/"},
             cwd="/",
             start_new_session=True,
             pass_fds=(theirs.fileno(),),
@@ -309,12 +308,17 @@ def template_seat(plan: SeatPlan, stdout: int, stderr: int) -> TemplateSeat | No
         return None
 
 
+def _template_env(plan: SeatPlan) -> dict[str, str]:
+    """The seat's environment without what is the seat's own (its address, its home):
+    what its template starts with, so one template serves every seat that shares it."""
+    return {key: value for key, value in plan.env.items() if key not in _SEAT_OWN}
+
+
+_SEAT_OWN = ("ARENA_BOT_ADDRESS", "HOME")
+
+
 def _key(plan: SeatPlan) -> tuple[object, ...]:
-    command = plan.command
-    env = tuple(
-        sorted((k, v) for k, v in plan.env.items() if k not in ("ARENA_BOT_ADDRESS", "HOME"))
-    )
-    return (command.argv[0], plan.homes, env)
+    return (plan.command.argv[0], plan.homes, tuple(sorted(_template_env(plan).items())))
 
 
 def _shadows(plan: SeatPlan, modules: frozenset[str]) -> bool:
@@ -351,19 +355,18 @@ _spawner: _Spawner | None = None
 
 
 class _Spawner(threading.Thread):
+    """One long-lived thread that starts templates (checked alive: a fork does not
+    carry threads into the child)."""
+
     def __init__(self) -> None:
         super().__init__(name="arena-template-spawner", daemon=True)
-        self.jobs: list[
+        self.jobs: queue.SimpleQueue[
             tuple[Callable[[], subprocess.Popen[bytes]], Future[subprocess.Popen[bytes]]]
-        ] = []
-        self.wake = threading.Condition()
+        ] = queue.SimpleQueue()
 
     def run(self) -> None:
         while True:
-            with self.wake:
-                while not self.jobs:
-                    self.wake.wait()
-                job, future = self.jobs.pop(0)
+            job, future = self.jobs.get()
             try:
                 future.set_result(job())
             except BaseException as error:
@@ -378,7 +381,5 @@ def _start_in_long_thread(job: Callable[[], subprocess.Popen[bytes]]) -> subproc
             _spawner.start()
         spawner = _spawner
     future: Future[subprocess.Popen[bytes]] = Future()
-    with spawner.wake:
-        spawner.jobs.append((job, future))
-        spawner.wake.notify()
+    spawner.jobs.put((job, future))
     return future.result(timeout=_READY_TIMEOUT)
