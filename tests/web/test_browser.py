@@ -19,7 +19,7 @@ from arena.games.registry import find_game
 from arena.replays.files import read_replay
 from arena.replays.records import Record
 from arena.replays.seat_view import dealt_hands
-from tests.web.browsers import ARTIFACTS
+from tests.web.browsers import ARTIFACTS, leave
 from tests.web.conftest import ARENA, HOSTILE, Ladders, serving
 
 pytestmark = pytest.mark.slow  # a browser and a server for every test
@@ -104,7 +104,7 @@ def test_leaderboard_updates_live_while_the_ladder_runs(page: Any, tmp_path: Pat
         rows = page.locator("#active tbody tr td:nth-child(7)").all_inner_texts()
         assert rows == ["4", "4"]  # each bot's matches, as the board now shows them
         shot(page, "live")
-        page.goto("about:blank")  # stop polling before the server goes
+        leave(page)
 
 
 def test_rating_plot_drew_its_series(page: Any, server: str) -> None:

@@ -22,7 +22,7 @@ import pytest
 from arena.storage import LadderStore
 from arena.storage.submissions_store import SubmissionStore
 from tests.submissions.web import WebSession
-from tests.web.browsers import ARTIFACTS
+from tests.web.browsers import ARTIFACTS, leave
 from tests.web.conftest import Ladders, serving
 from tests.web.proxy import prefix_proxy
 
@@ -211,6 +211,7 @@ def test_the_author_pages_are_the_sites_pages(page: Any, ladder: tuple[Path, str
         page.click("#signout")
         page.wait_for_url(f"{url}/signin")
         assert _frame(page)["links"][-1] == "Sign in"
+        leave(page)
 
 
 def test_under_a_prefix_in_the_browser(page: Any, ladder: tuple[Path, str]) -> None:
@@ -235,3 +236,4 @@ def test_under_a_prefix_in_the_browser(page: Any, ladder: tuple[Path, str]) -> N
         assert page.text_content("#signed-in") == "Signed in as alice"
         page.click("header nav >> text=Leaderboard")
         page.wait_for_url(f"{site}/")
+        leave(page)
