@@ -2,20 +2,24 @@
 
 The launcher runs this module's source as ``python -I -S -c SOURCE SPEC... -- ARGV``
 with the referee's own interpreter, so it imports nothing but the standard library
-and works for bots in any language.  It applies every SPEC to itself, always in the
-same order whatever order they come in, then ``exec``s the bot in its place:
+and works for bots in any language.  It applies every SPEC to itself (:func:`apply`),
+always in the same order whatever order they come in, then ``exec``s the bot in its
+place.  A seat forked from a template (:mod:`arena.hosting.template_main`) calls
+:func:`apply` with the same specs before it runs the bot's script.
 
-1. ``pdeathsig=PID``: die with the referee (checked against PID, the referee, for
-   the race where it died first);
-2. ``RLIMIT_*=SOFT:HARD``: resource limits;
-3. ``ro=PATH``, ``rw=PATH``, ``dev=PATH`` with ``landlock=ABI``: a Landlock ruleset
+1. ``RLIMIT_*=SOFT:HARD``: resource limits;
+2. ``ro=PATH``, ``rw=PATH``, ``dev=PATH`` with ``landlock=ABI``: a Landlock ruleset
    allowing only those paths (read and execute; everything; read and write a device
    file), no TCP bind or connect (ABI 4+), signals and abstract unix sockets scoped
    to the bot's own domain (ABI 6+).  Its paths are opened before the uid drops;
-4. ``user=UID:GID``: drop to the bot's own uid (root referees);
-5. ``nnp``: ``no_new_privs``, which Landlock and seccomp also need;
-6. the Landlock ruleset is enforced (``landlock_restrict_self``);
-7. ``seccomp=HEX``: a classic BPF program (:mod:`arena.hosting.seccomp`) installed.
+3. ``user=UID:GID``: drop to the bot's own uid (root referees);
+4. ``pdeathsig=PID``: die with the parent, PID as this process sees it (checked, for
+   the race where it died first).  After the uid change, which clears the setting;
+5. ``nocaps``: clear every capability, the ambient and inheritable ones too (a seat
+   without a uid to drop to keeps its namespace's otherwise);
+6. ``nnp``: ``no_new_privs``, which Landlock and seccomp also need;
+7. the Landlock ruleset is enforced (``landlock_restrict_self``);
+8. ``seccomp=HEX``: a classic BPF program (:mod:`arena.hosting.seccomp`) installed.
 
 Each step fails closed: a jail that cannot be built ends the process with status
 126 and one line on stderr naming what failed, and the bot never runs unconfined.
@@ -71,6 +75,9 @@ DEVICE = FS_READ_FILE | FS_WRITE_FILE
 _PR_SET_PDEATHSIG = 1
 _PR_SET_NO_NEW_PRIVS = 38
 _PR_SET_SECCOMP = 22
+_PR_CAP_AMBIENT = 47
+_PR_CAP_AMBIENT_CLEAR_ALL = 4
+_CAPABILITY_VERSION_3 = 0x20080522
 _SECCOMP_MODE_FILTER = 2
 _JAIL_FAILED = 126
 
@@ -188,29 +195,36 @@ def install_seccomp(program: bytes) -> None:
         raise OSError(code, f"seccomp filter: {os.strerror(code)}")
 
 
+def drop_capabilities(libc: ctypes.CDLL) -> None:
+    """Clear every capability of this process: ambient, then effective, permitted and
+    inheritable (so an ``exec`` gains none back)."""
+    if libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0:
+        code = ctypes.get_errno()
+        raise OSError(code, f"clear ambient capabilities: {os.strerror(code)}")
+    header = struct.pack("Ii", _CAPABILITY_VERSION_3, 0)  # this process
+    if libc.capset(header, bytes(24)) != 0:  # two empty __user_cap_data_struct
+        code = ctypes.get_errno()
+        raise OSError(code, f"capset: {os.strerror(code)}")
+
+
 def _fail(what: str) -> None:
     sys.stderr.write(f"arena: cannot confine the bot: {what}\n")
     sys.stderr.flush()
     os._exit(_JAIL_FAILED)
 
 
-def main(args: list[str]) -> None:
-    """Apply the specs in ``args`` (up to ``--``) to this process and exec the rest."""
-    sep = args.index("--")
-    specs = [spec.partition("=")[::2] for spec in args[:sep]]
-    argv = args[sep + 1 :]
+def apply(specs: list[str]) -> bool:
+    """Apply ``specs`` to this process in the module docstring's order; whether a
+    Landlock ruleset now confines it.  A step that fails ends the process (status 126,
+    or 137 if the parent is already gone)."""
     values: dict[str, str] = {}
     paths: list[tuple[str, str]] = []
-    for what, value in specs:
+    for what, _, value in (spec.partition("=") for spec in specs):
         if what in ("ro", "rw", "dev"):
             paths.append((what, value))
         else:
             values[what] = value
     libc = _libc()
-    if "pdeathsig" in values:
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-        if os.getppid() != int(values["pdeathsig"]):
-            os._exit(137)  # the referee died before prctl took effect
     for what, value in values.items():
         if what.startswith("RLIMIT_"):
             soft, hard = value.split(":")
@@ -226,6 +240,15 @@ def main(args: list[str]) -> None:
         os.setgroups([])
         os.setresgid(gid, gid, gid)
         os.setresuid(uid, uid, uid)
+    if "pdeathsig" in values:
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != int(values["pdeathsig"]):
+            os._exit(137)  # the parent died before prctl took effect
+    if "nocaps" in values:
+        try:
+            drop_capabilities(libc)
+        except OSError as exc:
+            _fail(exc.strerror or str(exc))
     if "nnp" in values and libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         _fail("prctl(PR_SET_NO_NEW_PRIVS) failed")
     if ruleset is not None:
@@ -239,11 +262,19 @@ def main(args: list[str]) -> None:
             install_seccomp(bytes.fromhex(values["seccomp"]))
         except OSError as exc:
             _fail(exc.strerror or str(exc))
+    return ruleset is not None
+
+
+def main(args: list[str]) -> None:
+    """Apply the specs in ``args`` (up to ``--``) to this process and exec the rest."""
+    sep = args.index("--")
+    argv = args[sep + 1 :]
+    landlocked = apply(args[:sep])
     try:
         os.execvp(argv[0], argv)
     except OSError as exc:
         why = exc.strerror or str(exc)
-        if ruleset is not None and exc.errno == errno.EACCES:
+        if landlocked and exc.errno == errno.EACCES:
             why += " (outside the jail's allow-list, or not executable by this uid)"
         sys.stderr.write(f"arena: cannot run {argv[0]!r} as uid {os.getuid()}: {why}\n")
         sys.exit(127)

@@ -55,11 +55,11 @@ __all__ = [
     "bwrap_filesystem",
     "bwrap_namespaces",
     "bwrap_problem",
+    "confine_specs",
     "limits_processes",
     "parent_bound_command",
     "resolve_level",
     "rlimit_command",
-    "rlimit_values",
     "seccomp_memfd",
 ]
 
@@ -297,24 +297,47 @@ def rlimit_command(
     ``processes`` is the RLIMIT_NPROC value to use, which the caller computes
     because its meaning depends on who the bot runs as (see :class:`Limits`).
     """
-    specs = _death_with_parent() if die_with_parent else []
+    specs = confine_specs(
+        limits,
+        processes=processes,
+        user=user,
+        jail=jail,
+        seccomp=filter_program(unix_only=True) if seccomp else None,
+    )
+    return _wrapped([*_death_with_parent(), *specs] if die_with_parent else specs, argv)
+
+
+def confine_specs(
+    limits: Limits | None,
+    *,
+    processes: int,
+    user: tuple[int, int] | None,
+    jail: Jail | None = None,
+    seccomp: bytes | None = None,
+    drop_capabilities: bool = False,
+) -> list[str]:
+    """The specs :mod:`arena.hosting.confine` applies for these walls (no parent death
+    signal: the caller knows the parent): what the launcher of :func:`rlimit_command`
+    and a template's seat both apply."""
+    specs = []
     if limits is not None:
-        for name, (soft, hard) in rlimit_values(limits, processes).items():
+        for name, (soft, hard) in _rlimit_values(limits, processes).items():
             specs.append(f"{name}={soft}:{hard}")
     if user is not None:
         specs.append(f"user={user[0]}:{user[1]}")
+    if drop_capabilities:
+        specs.append("nocaps")
     specs.append("nnp")
     abi = landlock_abi()
     if jail is not None and abi > 0:
         specs.append(f"landlock={abi}")
         specs += [f"{kind}={path}" for kind, path in landlock_paths(jail)]
-    program = filter_program(unix_only=True) if seccomp else None
-    if program is not None:
-        specs.append(f"seccomp={program.hex()}")
-    return _wrapped(specs, argv)
+    if seccomp is not None:
+        specs.append(f"seccomp={seccomp.hex()}")
+    return specs
 
 
-def rlimit_values(limits: Limits, processes: int) -> dict[str, tuple[int, int]]:
+def _rlimit_values(limits: Limits, processes: int) -> dict[str, tuple[int, int]]:
     """The rlimits (soft, hard) by name that ``limits`` sets, ``processes`` as
     RLIMIT_NPROC, never above what this process has (it could not raise a hard limit)."""
     settings = {

@@ -14,9 +14,10 @@ before the bot's script runs:
 2. the bot's process builds its filesystem from the bwrap options a cold seat of its
    bot gets (:func:`_build_root`: every bind cloned from the template's view, a new
    ``/proc``, ``/dev`` and ``/tmp``, then ``pivot_root``), takes its stdout and
-   stderr, applies the rlimits, drops to its seat's uid (a root referee) and every
-   capability, sets ``no_new_privs``, installs the seccomp filter, and only then runs
-   the bot's script as ``python SCRIPT ARGS`` would.
+   stderr, applies the cold seat's :mod:`arena.hosting.confine` specs with what bwrap
+   adds to them (the rlimits, its seat's uid under a root referee, death with the
+   keeper, no capability left, ``no_new_privs``, the seccomp filter), and only then
+   runs the bot's script as ``python SCRIPT ARGS`` would.
 
 So what a seat can carry from one match to the next is nothing: its files live in a
 home made for the match, its memory starts as the template's, which never ran a
@@ -91,10 +92,6 @@ _AT_RECURSIVE = 0x8000
 _AT_FDCWD = -100
 _MOVE_MOUNT_F_EMPTY_PATH = 0x4
 _PR_SET_PDEATHSIG = 1
-_PR_SET_NO_NEW_PRIVS = 38
-_PR_CAP_AMBIENT = 47
-_PR_CAP_AMBIENT_CLEAR_ALL = 4
-_SYS_CAPSET = 126
 _SETUP_FAILED = 126
 
 
@@ -107,8 +104,7 @@ class SeatRequest:
     env: dict[str, str]
     user: tuple[int, int] | None  # a root referee's seat uid and gid; None: keep ours
     filesystem: tuple[str, ...]  # bwrap's options for a cold seat's filesystem
-    rlimits: dict[str, tuple[int, int]]
-    seccomp: str | None  # the filter program, hex
+    confinement: tuple[str, ...]  # arena.hosting.confine's specs: limits, uid, seccomp...
 
     def to_json(self) -> bytes:
         return json.dumps(asdict(self)).encode()
@@ -122,8 +118,7 @@ class SeatRequest:
             env=dict(raw["env"]),
             user=tuple(raw["user"]) if raw["user"] is not None else None,
             filesystem=tuple(raw["filesystem"]),
-            rlimits={name: (soft, hard) for name, (soft, hard) in raw["rlimits"].items()},
-            seccomp=raw["seccomp"],
+            confinement=tuple(raw["confinement"]),
         )
 
 
@@ -193,18 +188,9 @@ def _bot(
     channel.close()
     os.closerange(3, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
     os.chdir(request.cwd)
-    for name, (soft, hard) in request.rlimits.items():
-        resource.setrlimit(getattr(resource, name), (soft, hard))
-    if request.user is not None:
-        uid, gid = request.user
-        os.setgroups([])
-        os.setresgid(gid, gid, gid)
-        os.setresuid(uid, uid, uid)  # a root template's capabilities go with uid 0
-    _drop_capabilities(libc)  # all of them, the inheritable ones too
-    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)  # a uid change cleared it
-    _check(libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
-    if request.seccomp is not None:
-        confine.install_seccomp(bytes.fromhex(request.seccomp))
+    # The cold seat's specs; its parent (our keeper) is outside the seat's pid namespace,
+    # where this process sees it as pid 0.
+    confine.apply([*request.confinement, f"pdeathsig={os.getppid()}"])
     _run_script(request)
 
 
@@ -423,14 +409,6 @@ def _own_user_namespace(libc: ctypes.CDLL) -> None:
     ):
         with open(f"/proc/self/{name}", "w") as file:
             file.write(text)
-
-
-def _drop_capabilities(libc: ctypes.CDLL) -> None:
-    """Without a uid to drop to (a user namespace's one uid), clear every capability."""
-    _check(libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0), "clear ambient caps")
-    header = struct.pack("Ii", 0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this process
-    data = bytes(24)  # two empty __user_cap_data_struct: effective, permitted, inheritable
-    _check(libc.syscall(_SYS_CAPSET, header, data), "capset")
 
 
 def _check(result: int, what: str) -> int:

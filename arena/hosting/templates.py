@@ -44,8 +44,8 @@ from arena.hosting.sandbox import (
     bwrap_binary,
     bwrap_filesystem,
     bwrap_namespaces,
+    confine_specs,
     parent_bound_command,
-    rlimit_values,
 )
 from arena.hosting.seccomp import filter_program
 from arena.hosting.template_main import SeatRequest
@@ -250,7 +250,6 @@ def _pid_of(channel: socket.socket, ended: int) -> int:
 
 
 def _request(plan: SeatPlan) -> SeatRequest:
-    program = filter_program()
     jail = plan.jail
     return SeatRequest(
         command=plan.command.argv,
@@ -260,8 +259,17 @@ def _request(plan: SeatPlan) -> SeatRequest:
         filesystem=tuple(
             bwrap_filesystem(read_only=jail.read_only, writable=jail.writable, files=plan.files)
         ),
-        rlimits=rlimit_values(plan.command.limits, plan.command.limits.processes),
-        seccomp=program.hex() if program is not None else None,
+        # A cold seat's inside bwrap (arena.hosting.process), plus what bwrap applies
+        # itself there: no capabilities, the seccomp filter.
+        confinement=tuple(
+            confine_specs(
+                plan.command.limits,
+                processes=plan.command.limits.processes,
+                user=plan.user,
+                seccomp=filter_program(),
+                drop_capabilities=True,
+            )
+        ),
     )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import struct
 import subprocess
 import tempfile
@@ -86,6 +87,31 @@ def test_limits_are_applied_before_the_exec() -> None:
         "ulimit -n; grep NoNewPrivs /proc/self/status",
     )
     assert done.stdout.split() == ["17", "NoNewPrivs:", "1"], done.stderr
+
+
+@pytest.mark.slow
+def test_nocaps_leaves_no_capability() -> None:
+    """A template's seat without a uid to drop to keeps its namespace's capabilities
+    unless ``nocaps`` clears them, the ambient and inheritable ones too."""
+    show = "grep -E '^Cap(Inh|Prm|Eff|Amb)' /proc/self/status"
+    cleared = run_launcher(["nocaps", "nnp"], "/bin/sh", "-c", show)
+    assert [line.split()[1] for line in cleared.stdout.splitlines()] == ["0" * 16] * 4
+    if os.geteuid() == 0:  # the test can fail: root has them without the spec
+        kept = run_launcher(["nnp"], "/bin/sh", "-c", show)
+        assert "CapEff:\t" + "0" * 16 not in kept.stdout
+
+
+@pytest.mark.slow
+def test_the_parent_death_signal_outlives_the_uid_change() -> None:
+    """Set after ``user=`` (a uid change clears it): the bot still dies with its parent."""
+    user = ["user=65534:65534"] if os.geteuid() == 0 else []  # only root changes uid
+    read = "import ctypes, os; v = ctypes.c_int(); ctypes.CDLL(None).prctl(2, ctypes.byref(v))"
+    show = read + "; print(os.getuid(), v.value)"
+    done = run_launcher([*user, f"pdeathsig={os.getpid()}", "nnp"], "/usr/bin/python3", "-c", show)
+    uid = 65534 if user else os.geteuid()
+    assert done.stdout.split() == [str(uid), str(int(signal.SIGKILL))], done.stderr
+    gone = run_launcher(["pdeathsig=1", "nnp"], "/bin/sh", "-c", "echo ran")
+    assert (gone.returncode, gone.stdout) == (137, "")  # not its parent: it never runs
 
 
 @pytest.mark.slow

@@ -14,7 +14,7 @@ import pytest
 
 from arena.hosting import BotProcess, SandboxLevel
 from arena.hosting._proctree import ProcessTree
-from arena.hosting.sandbox import parent_bound_command
+from arena.hosting.sandbox import bwrap_problem, parent_bound_command
 from arena.testing.processes import parent_pid, zombie_children
 
 from .conftest import (
@@ -30,6 +30,10 @@ from .conftest import (
 pytestmark = pytest.mark.slow  # every test here starts processes or servers
 
 LEVELS = [SandboxLevel.NONE, SandboxLevel.LIMITS]
+BWRAP_PROBLEM = bwrap_problem()
+# Outside the default seat range (arena.hosting.identity): one uid for each level.
+ORPHAN_UIDS = {SandboxLevel.NONE: (64101, 64101), SandboxLevel.LIMITS: (64102, 64102)}
+ORPHAN_UIDS[SandboxLevel.BWRAP] = (64103, 64103)
 
 # mode -> processes carrying the marker once the bot says "ready"
 TREES = {"ignore-term": 1, "fork3": 4, "setsid-child": 2, "daemon": 2}
@@ -141,24 +145,48 @@ def test_bots_are_killed_when_the_referee_dies_of_an_exception(marker: str, tmp_
     wait_for(lambda: marker_pids(marker) == [], timeout=2, what="the bots to be gone")
 
 
-def test_bot_dies_when_the_referee_is_sigkilled(marker: str, tmp_path: Path) -> None:
-    # No cleanup can run; the parent-death signal still takes the bot down.
+@pytest.mark.parametrize(
+    "level",
+    [
+        *LEVELS,
+        pytest.param(
+            SandboxLevel.BWRAP,
+            marks=pytest.mark.skipif(BWRAP_PROBLEM is not None, reason=f"[bwrap] {BWRAP_PROBLEM}"),
+        ),
+    ],
+)
+def test_bot_dies_when_the_referee_is_sigkilled(
+    level: SandboxLevel, marker: str, tmp_path: Path
+) -> None:
+    # No cleanup can run; the parent-death signal still takes the bot down.  Killed
+    # once the bot itself runs: a root referee's bot changed its uid by then, which
+    # clears a parent-death signal set before it.  Its uid is one no other test leases
+    # (leasing a uid kills what still runs as it, which would hide an orphan).
+    bot_code = "import time; print('ready', flush=True); time.sleep(60)"
     referee = textwrap.dedent(
         f"""
         import sys, time
         from pathlib import Path
         from arena.hosting import BotCommand, BotProcess, SandboxLevel
-        command = BotCommand("b", ({BOT_PYTHON!r}, "-c", "import time; time.sleep(60)", {marker!r}))
-        bot = BotProcess.start(command, SandboxLevel.LIMITS, Path({str(tmp_path)!r}))
-        print(bot.pid, flush=True)
+        command = BotCommand("b", ({BOT_PYTHON!r}, "-c", {bot_code!r}, {marker!r}))
+        level, run = SandboxLevel.{level.name}, Path({str(tmp_path)!r})
+        bot = BotProcess.start(command, level, run, seat_uids={ORPHAN_UIDS[level]!r})
+        while "ready" not in bot.stdout_path.read_text():
+            if bot.returncode() is not None:
+                sys.exit("the bot ended: " + bot.stderr_tail())
+            time.sleep(0.01)
+        print(bot.uid, flush=True)
         time.sleep(60)
         """
     )
     process = subprocess.Popen([sys.executable, "-c", referee], stdout=subprocess.PIPE, text=True)
     try:
         assert process.stdout is not None
-        process.stdout.readline()
-        wait_for(lambda: marker_pids(marker) != [], what="the bot to start")
+        uid = process.stdout.readline()
+        assert uid, f"the referee ended: {process.wait()}"
+        assert marker_pids(marker) != []
+        if os.geteuid() == 0 and level is not SandboxLevel.BWRAP:
+            assert int(uid) != 0  # the case that cleared the signal: a uid of its own
     finally:
         process.kill()
         process.wait()
