@@ -75,8 +75,6 @@ DEVICE = FS_READ_FILE | FS_WRITE_FILE
 _PR_SET_PDEATHSIG = 1
 _PR_SET_NO_NEW_PRIVS = 38
 _PR_SET_SECCOMP = 22
-_PR_CAP_AMBIENT = 47
-_PR_CAP_AMBIENT_CLEAR_ALL = 4
 _CAPABILITY_VERSION_3 = 0x20080522
 _SECCOMP_MODE_FILTER = 2
 _JAIL_FAILED = 126
@@ -196,11 +194,9 @@ def install_seccomp(program: bytes) -> None:
 
 
 def drop_capabilities(libc: ctypes.CDLL) -> None:
-    """Clear every capability of this process: ambient, then effective, permitted and
-    inheritable (so an ``exec`` gains none back)."""
-    if libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0:
-        code = ctypes.get_errno()
-        raise OSError(code, f"clear ambient capabilities: {os.strerror(code)}")
+    """Clear every capability of this process: effective, permitted and inheritable,
+    and so the ambient ones (the kernel keeps none that is not permitted and
+    inheritable): an ``exec`` gains none back."""
     header = struct.pack("Ii", _CAPABILITY_VERSION_3, 0)  # this process
     if libc.capset(header, bytes(24)) != 0:  # two empty __user_cap_data_struct
         code = ctypes.get_errno()

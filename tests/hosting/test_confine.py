@@ -4,11 +4,14 @@ closed."""
 
 from __future__ import annotations
 
+import ctypes
+import errno
 import os
 import shutil
 import signal
 import struct
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -112,6 +115,60 @@ def test_the_parent_death_signal_outlives_the_uid_change() -> None:
     assert done.stdout.split() == [str(uid), str(int(signal.SIGKILL))], done.stderr
     gone = run_launcher(["pdeathsig=1", "nnp"], "/bin/sh", "-c", "echo ran")
     assert (gone.returncode, gone.stdout) == (137, "")  # not its parent: it never runs
+
+
+@pytest.mark.slow
+def test_the_uid_change_takes_the_gid_and_the_groups_too() -> None:
+    if os.geteuid() != 0:
+        pytest.skip("only root changes uid")
+    argv = _wrapped(["user=65534:65533", "nnp"], ["/bin/sh", "-c", "id -u; id -g; id -G"])
+    # Started with a supplementary group, which the launcher must not pass on.
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=30, extra_groups=[4242])
+    assert done.stdout.split() == ["65534", "65533", "65533"], done.stderr
+
+
+@pytest.mark.slow
+def test_the_bot_inherits_no_descriptor_of_the_launchers(tmp_path: Path) -> None:
+    """The Landlock ruleset's fd is closed before the exec (the bot could add to it)."""
+    if landlock_abi() == 0:
+        pytest.skip("[landlock] this kernel offers no Landlock")
+    specs = ["nnp", f"landlock={landlock_abi()}", "ro=/usr", "ro=/proc"]
+    done = run_launcher(specs, "/bin/sh", "-c", "ls /proc/self/fd")
+    assert done.stdout.split() == ["0", "1", "2", "3"], done.stderr  # 3: ls's own
+
+
+def test_drop_capabilities_raises_what_capset_says() -> None:
+    class Refusing:
+        def capset(self, header: bytes, data: bytes) -> int:
+            ctypes.set_errno(errno.EPERM)
+            return -1
+
+    with pytest.raises(OSError, match=r"capset: Operation not permitted") as raised:
+        confine.drop_capabilities(Refusing())  # type: ignore[arg-type]
+    assert raised.value.errno == errno.EPERM
+
+
+@pytest.mark.parametrize(
+    ("spec", "patch", "reason"),
+    [
+        (
+            "nocaps",
+            "def refuse(libc): raise OSError(1, 'capset: Operation not permitted')\n"
+            "confine.drop_capabilities = refuse",
+            "capset: Operation not permitted",
+        ),
+        (
+            "nnp",
+            "class Libc:\n    def prctl(self, *args): return -1\nconfine._libc = Libc",
+            "prctl(PR_SET_NO_NEW_PRIVS) failed",
+        ),
+    ],
+)
+def test_a_step_that_fails_ends_the_process_naming_it(spec: str, patch: str, reason: str) -> None:
+    code = f"from arena.hosting import confine\n{patch}\nconfine.apply([{spec!r}])\nprint('ran')"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
+    assert (done.returncode, done.stdout) == (126, "")
+    assert done.stderr == f"arena: cannot confine the bot: {reason}\n"
 
 
 @pytest.mark.slow

@@ -31,9 +31,10 @@ pytestmark = pytest.mark.slow  # every test here starts processes or servers
 
 LEVELS = [SandboxLevel.NONE, SandboxLevel.LIMITS]
 BWRAP_PROBLEM = bwrap_problem()
-# Outside the default seat range (arena.hosting.identity): one uid for each level.
-ORPHAN_UIDS = {SandboxLevel.NONE: (64101, 64101), SandboxLevel.LIMITS: (64102, 64102)}
-ORPHAN_UIDS[SandboxLevel.BWRAP] = (64103, 64103)
+# Outside the default seat range (arena.hosting.identity), a few for each level (for
+# runs at once: the mutation tool's jobs).
+ORPHAN_UIDS = {SandboxLevel.NONE: (64100, 64103), SandboxLevel.LIMITS: (64104, 64107)}
+ORPHAN_UIDS[SandboxLevel.BWRAP] = (64108, 64111)
 
 # mode -> processes carrying the marker once the bot says "ready"
 TREES = {"ignore-term": 1, "fork3": 4, "setsid-child": 2, "daemon": 2}
