@@ -185,7 +185,7 @@ def _bot(
     os.dup2(out, 1)
     os.dup2(err, 2)
     _announce(channel)
-    channel.close()
+    channel.close()  # as an object: else it would close its fd number, reused, one day
     os.closerange(3, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
     os.chdir(request.cwd)
     # The cold seat's specs; its parent (our keeper) is outside the seat's pid namespace,
