@@ -5,6 +5,7 @@ own game, and ``strong-rummy`` as one against several ``greedy-rummy``.
 Run:  python benchmarks/bench_reference_bots.py [--quick] [--games N] [--seed S]
           [--workers W] [--parts gin,openspiel,rummy] [--opponents simple,strong]
           [--presets standard,classic,oklahoma] [--playouts N] [--hands N] [--rummy-games N]
+          [--openspiel-objective hand|game]
 
 Prints one table: bot, opponent, preset, games, win % with its 95% interval, the
 share of decided hands won, and the bot's median and p99 milliseconds per decision.
@@ -25,7 +26,9 @@ share of decided hands won, and the bot's median and p99 milliseconds per decisi
   same cards, fed every action of both players) and its action is mapped to
   OpenSpiel's actions, each checked legal there.  The rule differences met are
   counted and listed below the table.  Win % is the share of decided hands (a
-  positive return for one side) that ``search`` won.
+  positive return for one side) that ``search`` won.  OpenSpiel's game is one
+  hand, so ``search`` plays there for hands won (``SearchParams.objective`` "hand";
+  ``--openspiel-objective game`` plays for points, as in whole games).
 - **Rummy** (``rummy``): Basic Rummy games (``standard`` rules) of one
   ``strong-rummy`` against three ``greedy-rummy`` (4 seats), then five (6 seats);
   each deal seed is played once with ``strong-rummy`` in every seat (seats
@@ -44,7 +47,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -68,7 +71,7 @@ from arena.games.gin_rummy import (
 from arena.games.rummy import PRESETS as RUMMY_PRESETS
 from arena.games.rummy import RummyGame
 from arena.policies import SimpleGinPolicy, greedy_rummy
-from arena.policies.search_gin import SearchParams, SearchPolicy
+from arena.policies.search_gin import Objective, SearchParams, SearchPolicy
 from arena.policies.strong_rummy import StrongRummyPolicy
 from arena.stats import pentanomial, score_interval, wilson_interval
 
@@ -571,6 +574,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--bot", default="search", help="the Gin bot measured (search, strong, simple)"
     )
     parser.add_argument("--playouts", type=int, default=SearchParams().playouts)
+    parser.add_argument(
+        "--openspiel-objective",
+        choices=[member.value for member in Objective],
+        default=Objective.HAND.value,
+        help="search's objective on OpenSpiel's single hands (default hand: the metric "
+        "is hands won)",
+    )
     args = parser.parse_args(argv)
     if args.quick:
         args.games, args.hands, args.rummy_games = 40, 100, 48
@@ -578,7 +588,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parts = {part.strip() for part in args.parts.split(",") if part.strip()}
     print(
         f"# Reference bots (Python {platform.python_version()} on {platform.machine()}, "
-        f"{args.workers} worker(s), first seed {args.seed}, search playouts {params.playouts})"
+        f"{args.workers} worker(s), first seed {args.seed}, search playouts {params.playouts}; "
+        f"objective on OpenSpiel's hands: {args.openspiel_objective})"
     )
     print()
     rows: list[list[str]] = []
@@ -598,7 +609,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             notes.append("OpenSpiel is not installed: its row is left out.")
         else:
             decks = max(1, args.hands // 2)
-            tasks2 = [(args.seed + i, params) for i in range(decks)]
+            # One hand is the whole match there: search aims at winning it.
+            hand_params = replace(params, objective=Objective(args.openspiel_objective))
+            tasks2 = [(args.seed + i, hand_params) for i in range(decks)]
             tally, seconds = _run(play_openspiel_pair, tasks2, args.workers)
             decided = Tally(games=tally.hands_decided, score=tally.hands_won, times=tally.times)
             decided.hands_won, decided.hands_decided = tally.hands_won, tally.hands_decided

@@ -5,20 +5,22 @@ their own with a budget (the registered ``search`` plays the default one)::
     python -m arena.bots.serve search --playouts 800 --max-ms 900 --address unix:/tmp/s.sock
 
 which a manifest can name (``command = ["{python}", "-m", "arena.bots.serve",
-"search", "--playouts", "800"]``).  A budget out of range is refused at start, with
+"search", "--playouts", "800"]``); ``--objective hand`` plays for hands won rather than
+points (matches of single hands).  A budget out of range is refused at start, with
 the valid range in the message.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import random
 from collections.abc import Sequence
 from typing import Any
 
 from arena.games.gin_rummy import Action as GinAction
 from arena.games.gin_rummy import GinObservation
-from arena.policies.search_gin import PARAM_RANGES, SearchParams, SearchPolicy
+from arena.policies.search_gin import PARAM_RANGES, Objective, SearchParams, SearchPolicy
 from arena.policies.strong_rummy import StrongRummyPolicy
 from arena.proto import bot_pb2 as pb
 from arena.sdk import Bot, Decision, serve
@@ -53,7 +55,7 @@ class SearchBot(Bot[GinObservation, GinAction]):
         decision_ms = message.time_control.decision_ms
         if decision_ms and params.max_ms > decision_ms / 2:
             # Keep within the free time per decision, with half of it to spare.
-            params = SearchParams(params.playouts, max(1.0, decision_ms / 2), params.candidates)
+            params = dataclasses.replace(params, max_ms=max(1.0, decision_ms / 2))
         self.policy = SearchPolicy(
             params,
             gin_bonus=_rule(message, "gin_bonus", 25),
@@ -131,12 +133,21 @@ def main(argv: Sequence[str] | None = None) -> None:
         default=defaults.candidates,
         help=f"search: discards searched (default {defaults.candidates})",
     )
+    parser.add_argument(
+        "--objective",
+        choices=[member.value for member in Objective],
+        default=defaults.objective.value,
+        help="search: play for points (game, the default) or hands won (hand)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--address")
     args = parser.parse_args(argv)
     bot: Bot[Any, Any]
     if args.bot == "search":
-        bot = SearchBot(args.seed, SearchParams(args.playouts, args.max_ms, args.candidates))
+        params = SearchParams(
+            args.playouts, args.max_ms, args.candidates, Objective(args.objective)
+        )
+        bot = SearchBot(args.seed, params)
     else:
         bot = StrongRummyBot(args.seed)
     serve(bot, address=args.address, argv=[])

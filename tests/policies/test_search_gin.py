@@ -33,6 +33,7 @@ from arena.games.gin_rummy.actions import Action
 from arena.policies import greedy_gin, random_gin
 from arena.policies.search_gin import (
     HandMemory,
+    Objective,
     SearchParams,
     SearchPolicy,
     SearchStats,
@@ -42,6 +43,7 @@ from arena.policies.search_gin import (
     sample_world,
     unseen_mask,
 )
+from arena.proto import bot_pb2 as pb
 
 LAST_DISCARD = GinRules(name="last-discard", last_discard=True)
 FULL = (1 << 52) - 1
@@ -140,9 +142,10 @@ def play_hand(rules: GinRules, seed: int, params: SearchParams) -> int:
     return checked
 
 
+@pytest.mark.parametrize("objective", list(Objective))
 @pytest.mark.parametrize("rules", [*PRESETS.values(), LAST_DISCARD], ids=lambda r: r.name)
-def test_every_decision_is_legal(rules: GinRules) -> None:
-    params = SearchParams(playouts=3, candidates=3)
+def test_every_decision_is_legal(rules: GinRules, objective: Objective) -> None:
+    params = SearchParams(playouts=3, candidates=3, objective=objective)
     checked = sum(play_hand(rules, seed, params) for seed in range(200))
     assert checked > 1000
 
@@ -184,9 +187,10 @@ def knock_decision(seed: int = 11) -> tuple[GinObservation, list[Action]]:
         seed += 1
 
 
-def test_a_fixed_budget_and_seed_give_the_same_decision() -> None:
+@pytest.mark.parametrize("objective", list(Objective))
+def test_a_fixed_budget_and_seed_give_the_same_decision(objective: Objective) -> None:
     observation, legal = knock_decision()
-    params = SearchParams(playouts=60, max_ms=60_000)
+    params = SearchParams(playouts=60, max_ms=60_000, objective=objective)
     runs = []
     for _ in range(2):
         policy = SearchPolicy(params)
@@ -205,6 +209,40 @@ class SteppingClock:
     def __call__(self) -> float:
         self.now += 0.001
         return self.now
+
+
+def test_the_hand_objective_scores_each_world_won_or_lost() -> None:
+    """Points for the game objective; +1, 0 or -1 a world for the hand objective."""
+    observation, legal = knock_decision()
+    stats = {}
+    for objective in Objective:
+        policy = SearchPolicy(SearchParams(playouts=60, max_ms=60_000, objective=objective))
+        policy(observation, legal, random.Random(5))
+        stats[objective] = policy.stats
+    assert any(abs(value) > 1 for row in stats[Objective.GAME].values for value in row)
+    hands = stats[Objective.HAND]
+    assert {value for row in hands.values for value in row} <= {-1, 0, 1}
+    assert isinstance(hands.candidates[0], Knock)
+    assert hands.chosen == hands.candidates[hands.choice()]
+
+
+def test_for_the_hand_objective_a_card_above_his_latest_discard_is_less_likely() -> None:
+    """OpenSpiel's simple bot discards its highest deadwood card: a higher card he
+    holds is in a meld.  The game objective reads nothing into the order."""
+    memory = HandMemory(discarded=CardSet.parse("5C").mask, latest=CardSet.parse("5C").mask)
+    unseen = CardSet.parse("4D 5D 6D 7H KS").mask
+    by_hand = memory.weights(unseen, Objective.HAND)
+    by_game = memory.weights(unseen, Objective.GAME)
+    for card in ("6D", "7H", "KS"):
+        index = CardSet.parse(card).mask.bit_length() - 1
+        assert by_hand[index] < by_game[index]
+    kings = CardSet.parse("KS").mask.bit_length() - 1
+    assert by_game[kings] == 1.0  # no evidence about a king from a five
+
+
+def test_the_objective_is_the_game_by_default_and_read_from_its_name() -> None:
+    assert SearchParams().objective is Objective.GAME
+    assert SearchParams(objective="hand").objective is Objective.HAND  # type: ignore[arg-type]
 
 
 def test_when_the_deadline_passes_it_answers_the_best_found_so_far() -> None:
@@ -263,10 +301,12 @@ def test_a_decision_stays_well_under_its_budget() -> None:
         ("playouts", 2.5, "playouts must be an integer in 1..100000"),
         ("max_ms", 0, "max_ms must be a number in 1..60000, got 0"),
         ("candidates", 12, "candidates must be an integer in 1..11, got 12"),
+        ("objective", "points", "objective must be one of game, hand, got 'points'"),
+        ("objective", None, "objective must be one of game, hand, got None"),
     ],
 )
 def test_a_budget_out_of_range_is_refused_with_the_range(
-    field: str, value: float, message: str
+    field: str, value: float | str | None, message: str
 ) -> None:
     with pytest.raises(ValueError, match=message):
         SearchParams(**{field: value})  # type: ignore[arg-type]
@@ -279,6 +319,21 @@ def test_the_serving_command_refuses_a_bad_budget_at_start(
         main(["search", "--playouts", "0"])
     assert exit_info.value.code == 2
     assert "playouts must be in 1..100000, got '0'" in capsys.readouterr().err
+
+
+def test_the_time_control_caps_the_budget_and_keeps_the_objective() -> None:
+    bot = SearchBot(0, SearchParams(objective=Objective.HAND))
+    bot.on_match_start(pb.MatchStart(seat=1, time_control=pb.TimeControl(decision_ms=100)))
+    assert bot.policy.params == SearchParams(max_ms=50.0, objective=Objective.HAND)
+
+
+def test_the_serving_command_refuses_an_unknown_objective(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["search", "--objective", "points"])
+    assert exit_info.value.code == 2
+    assert "invalid choice: 'points' (choose from 'game', 'hand')" in capsys.readouterr().err
 
 
 @pytest.mark.slow  # arena match probes the sandbox (a process) even in-process
