@@ -23,6 +23,7 @@ from arena.games.gin_rummy import (
     PASS,
     PRESETS,
     STANDARD,
+    Discard,
     GinHand,
     GinObservation,
     GinRules,
@@ -224,6 +225,30 @@ def test_the_hand_objective_scores_each_world_won_or_lost() -> None:
     assert {value for row in hands.values for value in row} <= {-1, 0, 1}
     assert isinstance(hands.candidates[0], Knock)
     assert hands.chosen == hands.candidates[hands.choice()]
+
+
+def discard_decision(seed: int = 11) -> tuple[GinObservation, list[Action]]:
+    """A discard decision where the seat may not knock, from the first deal from
+    ``seed`` on that has one a few turns in."""
+    while True:
+        observation, legal = mid_hand(seed)
+        if not any(isinstance(action, Knock) for action in legal):
+            return observation, legal
+        seed += 1
+
+
+def test_without_a_knock_only_the_hand_objective_plays_out_its_best_discards() -> None:
+    """For hands won, the prior's two best discards are played out against each
+    other on half the budget; for points the prior's discard is answered unsearched."""
+    observation, legal = discard_decision()
+    by_game = SearchPolicy(SearchParams(playouts=60, max_ms=60_000))
+    action = by_game(observation, legal, random.Random(5))
+    assert by_game.stats.playouts == 0 and action in legal
+    by_hand = SearchPolicy(SearchParams(playouts=60, max_ms=60_000, objective=Objective.HAND))
+    action = by_hand(observation, legal, random.Random(5))
+    stats = by_hand.stats
+    assert len(stats.candidates) == 2 and all(isinstance(c, Discard) for c in stats.candidates)
+    assert stats.playouts == 30 and action == stats.chosen in legal
 
 
 def test_for_the_hand_objective_a_card_above_his_latest_discard_is_less_likely() -> None:
