@@ -337,28 +337,26 @@ def test_a_budget_out_of_range_is_refused_with_the_range(
         SearchParams(**{field: value})  # type: ignore[arg-type]
 
 
-def test_the_serving_command_refuses_a_bad_budget_at_start(
-    capsys: pytest.CaptureFixture[str],
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--playouts", "0"], "playouts must be in 1..100000, got '0'"),
+        (["--objective", "points"], "invalid choice: 'points' (choose from 'game', 'hand')"),
+    ],
+)
+def test_the_serving_command_refuses_a_bad_option_at_start(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with pytest.raises(SystemExit) as exit_info:
-        main(["search", "--playouts", "0"])
+        main(["search", *args])
     assert exit_info.value.code == 2
-    assert "playouts must be in 1..100000, got '0'" in capsys.readouterr().err
+    assert message in capsys.readouterr().err
 
 
 def test_the_time_control_caps_the_budget_and_keeps_the_objective() -> None:
     bot = SearchBot(0, SearchParams(objective=Objective.HAND))
     bot.on_match_start(pb.MatchStart(seat=1, time_control=pb.TimeControl(decision_ms=100)))
     assert bot.policy.params == SearchParams(max_ms=50.0, objective=Objective.HAND)
-
-
-def test_the_serving_command_refuses_an_unknown_objective(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    with pytest.raises(SystemExit) as exit_info:
-        main(["search", "--objective", "points"])
-    assert exit_info.value.code == 2
-    assert "invalid choice: 'points' (choose from 'game', 'hand')" in capsys.readouterr().err
 
 
 @pytest.mark.slow  # arena match probes the sandbox (a process) even in-process
