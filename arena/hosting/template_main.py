@@ -91,7 +91,6 @@ _OPEN_TREE_CLOEXEC = os.O_CLOEXEC
 _AT_RECURSIVE = 0x8000
 _AT_FDCWD = -100
 _MOVE_MOUNT_F_EMPTY_PATH = 0x4
-_PR_SET_PDEATHSIG = 1
 _SETUP_FAILED = 126
 
 
@@ -153,7 +152,7 @@ def _keeper(request: SeatRequest, fds: list[int]) -> None:
     libc = ctypes.CDLL(None, use_errno=True)
     out, err, channel_fd = fds
     channel = socket.socket(fileno=channel_fd)
-    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)  # dies with the template
+    confine.apply([f"pdeathsig={os.getppid()}"])  # dies with the template
     if request.user is None:
         _own_user_namespace(libc)
     _check(libc.unshare(_NAMESPACES), "unshare")
