@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 __all__ = ["parent_pid", "processes_with", "processes_with_environ", "zombie_children"]
@@ -13,37 +14,40 @@ def _stat_fields(pid: str) -> list[str]:
     return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
 
 
-def processes_with(*words: str) -> list[tuple[int, str]]:
-    """Live processes whose command line holds every word, with that command line
-    (zombies have an empty one, so they are never listed)."""
+def _proc_files(name: str, words: tuple[str, ...]) -> Iterator[tuple[int, bytes]]:
+    """``(pid, /proc/PID/NAME)`` of the processes whose file holds every word (a zombie's
+    command line and environment are empty, so it is never listed)."""
     needles = [word.encode() for word in words]
-    found = []
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
-                cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+                content = Path(f"/proc/{entry}/{name}").read_bytes()
             except OSError:  # it ended while we looked
                 continue
-            if cmdline and all(needle in cmdline for needle in needles):
-                found.append((int(entry), cmdline.replace(b"\0", b" ").decode(errors="replace")))
-    return found
+            if content and all(needle in content for needle in needles):
+                yield int(entry), content
+
+
+def processes_with(*words: str) -> list[tuple[int, str]]:
+    """Live processes whose command line holds every word, with that command line."""
+    return [
+        (pid, cmdline.replace(b"\0", b" ").decode(errors="replace"))
+        for pid, cmdline in _proc_files("cmdline", words)
+    ]
 
 
 def processes_with_environ(*words: str) -> list[int]:
     """Live processes (not zombies) whose environment holds every word: a forked
     process shares its parent's command line and environment, which only a word of
     the environment set for one template or referee tells apart."""
-    needles = [word.encode() for word in words]
     found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                environ = Path(f"/proc/{entry}/environ").read_bytes()
-                state = _stat_fields(entry)[0]
-            except (OSError, IndexError):  # it ended while we looked
-                continue
-            if state != "Z" and all(needle in environ for needle in needles):
-                found.append(int(entry))
+    for pid, _ in _proc_files("environ", words):
+        try:
+            state = _stat_fields(str(pid))[0]
+        except (OSError, IndexError):  # it ended while we looked
+            continue
+        if state != "Z":
+            found.append(pid)
     return found
 
 
