@@ -212,12 +212,13 @@ class SearchParams:
     objective: Objective = Objective.GAME
 
     def __post_init__(self) -> None:
-        valid = ", ".join(member.value for member in Objective)
-        if isinstance(self.objective, str) and self.objective in set(Objective):
-            # A frozen dataclass: normalise the value ("hand") to its member.
+        try:  # a frozen dataclass: the value ("hand") becomes its member
             object.__setattr__(self, "objective", Objective(self.objective))
-        else:
-            raise ValueError(f"search objective must be one of {valid}, got {self.objective!r}")
+        except ValueError:
+            valid = ", ".join(member.value for member in Objective)
+            raise ValueError(
+                f"search objective must be one of {valid}, got {self.objective!r}"
+            ) from None
         for name, (low, high) in PARAM_RANGES.items():
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | float):
@@ -241,8 +242,8 @@ class _Tuning:
     his latest discard are weighed by ``above_latest`` (1.0: no evidence).
     ``knock_bonus``: deadwood points a knockable hand is worth beyond its deadwood
     (the prior).  ``searched_discards``: when the seat may not knock, the prior's best
-    discards played out against each other (with half the budget); 0 or 1: the
-    prior's choice, unsearched."""
+    discards played out against each other (with half the budget); 1: the prior's
+    choice, unsearched."""
 
     left_same_rank: float
     left_next_to: float
@@ -254,7 +255,7 @@ class _Tuning:
 
 
 _TUNING: Final = {
-    Objective.GAME: _Tuning(0.15, 0.25, 0.5, 6.0, 1.0, 8.0, 0),
+    Objective.GAME: _Tuning(0.15, 0.25, 0.5, 6.0, 1.0, 8.0, 1),
     Objective.HAND: _Tuning(0.6, 0.7, 0.85, 2.0, 0.3, 100.0, 2),
 }
 
@@ -916,7 +917,7 @@ class SearchPolicy:
             # judge discards worse than the prior does (measured), so the prior decides;
             # for hands won, they choose between its best few (measured better).
             searched = _TUNING[self.params.objective].searched_discards
-            return list[Action](ranked[: max(1, searched)])
+            return list[Action](ranked[:searched])
         out.extend(ranked[: self.params.candidates])
         return out
 
