@@ -276,10 +276,16 @@ class BotProcess:
         """The exit status once the process has exited (negative: killed by that signal)."""
         return self._run.poll()
 
+    def wait_output(self, timeout: float) -> bool:
+        """Wait until all the bot (and what it started) wrote is in its log files: the
+        copying thread lags the process, so an exit status alone does not mean that.
+        ``False`` if something still holds a pipe after ``timeout`` seconds."""
+        return self._logs.wait(timeout)
+
     def stderr_tail(self, lines: int = 20) -> str:
         """The last ``lines`` lines the bot wrote to stderr."""
         if self.returncode() is not None:
-            self._logs.wait(0.2)  # what it wrote last may still be in the pipe
+            self.wait_output(0.2)  # what it wrote last may still be in the pipe
         return _tail(self.stderr_path, lines)
 
     def kill(self, grace: float = 0.5) -> None:

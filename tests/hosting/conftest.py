@@ -75,7 +75,11 @@ def wait_stdout(bot: BotProcess, text: str, timeout: float = 10.0) -> str:
     def seen() -> bool:
         if text in bot.stdout_path.read_text():
             return True
-        if bot.returncode() is not None and text not in bot.stdout_path.read_text():
+        if (
+            bot.returncode() is not None
+            and bot.wait_output(2)
+            and text not in bot.stdout_path.read_text()
+        ):
             raise AssertionError(
                 f"bot exited ({bot.returncode()}) without printing {text!r}: {bot.stderr_tail()}"
             )

@@ -59,6 +59,7 @@ def run_report(bot_dir: Path, run_dir: Path, *probes: str) -> dict[str, Any]:
     with BotProcess.start(command, SandboxLevel.BWRAP, run_dir) as bot:
         wait_for(lambda: bot.returncode() is not None, what="the report bot to exit")
         assert bot.returncode() == 0, bot.stderr_tail()
+        assert bot.wait_output(5), "the bot's output pipes stayed open after it exited"
         report: dict[str, Any] = json.loads(bot.stdout_path.read_text())
         report["workdir"] = str(bot.workdir)
     return report

@@ -35,6 +35,7 @@ def run_report(command: BotCommand, level: SandboxLevel, run_dir: Path) -> dict[
     with BotProcess.start(command, level, run_dir) as bot:
         wait_for(lambda: bot.returncode() is not None, what="the report bot to exit")
         assert bot.returncode() == 0, bot.stderr_tail()
+        assert bot.wait_output(5), "the bot's output pipes stayed open after it exited"
         report: dict[str, Any] = json.loads(bot.stdout_path.read_text())
         report["workdir"] = str(bot.workdir)
         report["address"] = bot.address
