@@ -116,6 +116,18 @@ deadwood is best, a knockable hand knocking), added to the one-draw value (57.9%
 alone (58.5%), and with the discard playouts on top (57.6%); it costs a p99 of
 100-300 ms.  The game objective's decisions are still the same, bit for bit.
 
+What did not help the game objective (issue 33, third round; paired with the
+defaults on the same deals against ``simple``, 95%): the prior's two best discards
+played out as the hand objective does, -1.03 +- 0.97 points a hand over 257 deals of
+single hands; the hand objective (its counting and constants) in a game's last hands
+(either seat within 25 points of the target), -1.8 +- 2.8 points of games won over
+387 pairs of whole games; playouts valued by the chance of winning the game after the
+hand (a coin-flip model of the rest of the game on the measured points a hand) where
+they count points, -0.06 +- 0.83 over 844 pairs (51 pairs played differently).  Nor
+the hand objective: its draws played out too (the prior's choice and the other, half
+the budget), the same 55.4% of decided hands over 480 OpenSpiel decks (seeds from
+5001), +0.000 +- 0.047 hands a deck.
+
 Playouts use the engine's meld logic: ``deadwood_of_mask`` for every deadwood,
 ``best_arrangement`` for a playout knocker's melds (the arrangement the engine
 offers with a knock), and the layoff rule of ``arena.cards.melds`` (a fourth card
