@@ -126,7 +126,11 @@ hand (a coin-flip model of the rest of the game on the measured points a hand) w
 they count points, -0.06 +- 0.83 over 844 pairs (51 pairs played differently).  Nor
 the hand objective: its draws played out too (the prior's choice and the other, half
 the budget), the same 55.4% of decided hands over 480 OpenSpiel decks (seeds from
-5001), +0.000 +- 0.047 hands a deck.
+5001), +0.000 +- 0.047 hands a deck.  A smarter own seat in the playouts (the least
+deadwood when it knocks, else the deadwood plus 3 or 8 points for each card kept that
+the discard relates to, so it keeps connected cards): the knock searches almost never
+chose otherwise (1 of 231 pairs played differently, and none of 163), for the
+continuation is rarely close enough to the knock for its policy to tip them.
 
 Playouts use the engine's meld logic: ``deadwood_of_mask`` for every deadwood,
 ``best_arrangement`` for a playout knocker's melds (the arrangement the engine
