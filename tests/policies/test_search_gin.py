@@ -33,11 +33,13 @@ from arena.games.gin_rummy import (
 from arena.games.gin_rummy.actions import Action
 from arena.policies import greedy_gin, random_gin
 from arena.policies.search_gin import (
+    _TUNING,
     HandMemory,
     Objective,
     SearchParams,
     SearchPolicy,
     SearchStats,
+    _Prior,
     _score_knock,
     _Scoring,
     arrangements,
@@ -263,6 +265,23 @@ def test_for_the_hand_objective_a_card_above_his_latest_discard_is_less_likely()
         assert by_hand[index] < by_game[index]
     kings = CardSet.parse("KS").mask.bit_length() - 1
     assert by_game[kings] == 1.0  # no evidence about a king from a five
+
+
+def test_for_points_a_knockable_hands_deadwood_weighs_twice_in_the_prior() -> None:
+    """Measured against simple (single hands): a knockable hand with less deadwood
+    wins more (undercuts, gin), so for points each point at or below the knock
+    limit weighs 2 in the prior; above it 1, and crossing the limit earns the knock
+    bonus.  The hand objective's race weighs every point alike."""
+    observation, _ = discard_decision()
+    limit = observation.knock_limit
+    weights = HandMemory().weights(unseen_mask(observation))
+    for objective, slope in ((Objective.GAME, 2.0), (Objective.HAND, 1.0)):
+        tuning = _TUNING[objective]
+        phi = _Prior(observation, weights, tuning).phi
+        assert phi[limit] - phi[limit - 3] == 3 * slope
+        assert phi[0] == limit - tuning.knock_bonus - slope * limit
+        assert phi[limit + 1] - phi[limit] == 1 + tuning.knock_bonus
+        assert phi[limit + 5] - phi[limit + 1] == 4
 
 
 def test_the_objective_is_the_game_by_default_and_read_from_its_name() -> None:
