@@ -288,9 +288,9 @@ class _Tuning:
     his latest discard are weighed by ``above_latest`` (1.0: no evidence).
     ``knock_bonus``: deadwood points a knockable hand is worth beyond its deadwood
     (the prior); ``knockable_slope``: what a point of deadwood weighs in the prior
-    at or below the knock limit (1.0: as above it).  ``searched_discards``: when the seat may not knock, the prior's best
-    discards played out against each other (with half the budget); 1: the prior's
-    choice, unsearched."""
+    at or below the knock limit (1.0: as above it).  ``searched_discards``: when the
+    seat may not knock, the prior's best discards played out against each other
+    (with half the budget); 1: the prior's choice, unsearched."""
 
     left_same_rank: float
     left_next_to: float
@@ -667,7 +667,8 @@ class _Prior:
     weighted by the chance that each is not in the opponent's hand (the sampler's
     weights); a discard also pays for the chance that the opponent melds it.  This
     is the one-draw lookahead of the ``strong`` sample bot, on the same belief the
-    sampler deals from."""
+    sampler deals from, with a knockable hand's deadwood weighed as the objective's
+    tuning says (``knock_bonus``, ``knockable_slope``)."""
 
     __slots__ = ("draws", "fcache", "hand", "p_opp", "phi")
 
