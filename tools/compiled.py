@@ -49,19 +49,40 @@ HOT = (
 # encoder (1.2x the single env's steps per CPU-second), and the learner's seat with the
 # vector env's loops over its games (1.05x the vector env's).
 LEARN_HOT = ("arena/envs/_gin.py", "arena/envs/_solo.py")
+# And a C kernel of theirs, against numpy's headers: an observation's planes, tail and
+# legal ids written into new arrays in one call (0.8 us; numpy's calls take 3.9).
+LEARN_C = ("arena/envs/_bitplanes.c",)
+
+
+def _learn() -> bool:
+    return importlib.util.find_spec("numpy") is not None
 
 
 def modules() -> tuple[str, ...]:
-    """The files compiled here."""
-    return HOT + (LEARN_HOT if importlib.util.find_spec("numpy") is not None else ())
+    """The files compiled by mypyc."""
+    return HOT + (LEARN_HOT if _learn() else ())
+
+
+def extensions() -> tuple[str, ...]:
+    """The C files compiled (as extension modules of the same name)."""
+    return LEARN_C if _learn() else ()
 
 
 _SETUP = """
 import sys
-from setuptools import setup
+from setuptools import Extension, setup
 from mypyc.build import mypycify
-config, modules = sys.argv.pop(1), sys.argv.pop(1).split(",")
-setup(name="arena-compiled", packages=[], ext_modules=mypycify(["--config-file", config, *modules], opt_level="3"))
+config, modules, sources = sys.argv.pop(1), sys.argv.pop(1).split(","), sys.argv.pop(1)
+kernels = []
+if sources:
+    import numpy
+    kernels = [
+        Extension(source[:-2].replace("/", "."), [source], include_dirs=[numpy.get_include()],
+                  extra_compile_args=["-O3"])
+        for source in sources.split(",")
+    ]
+extensions = mypycify(["--config-file", config, *modules], opt_level="3") + kernels
+setup(name="arena-compiled", packages=[], ext_modules=extensions)
 """
 
 
@@ -87,8 +108,18 @@ def build() -> None:
     )
     config = str(ROOT / "pyproject.toml")
     files = modules()
+    sources = extensions()
     built = subprocess.run(
-        [sys.executable, "-c", _SETUP, config, ",".join(files), "build_ext", "--inplace"],
+        [
+            sys.executable,
+            "-c",
+            _SETUP,
+            config,
+            ",".join(files),
+            ",".join(sources),
+            "build_ext",
+            "--inplace",
+        ],
         cwd=OUT,
         stdout=subprocess.DEVNULL,  # a line per file; errors go to stderr
     )
@@ -98,9 +129,9 @@ def build() -> None:
             f"mypyc could not compile the copy (exit {built.returncode}; its errors are above)"
         )
     # What make test's second pass checks it is testing (tests/conftest.py).
-    names = [path.removesuffix(".py").replace("/", ".") for path in files]
+    names = [path.rsplit(".", 1)[0].replace("/", ".") for path in (*files, *sources)]
     (OUT / "MODULES").write_text("".join(f"{name}\n" for name in names))
-    print(f"build/compiled: {len(names)} modules compiled with mypyc")
+    print(f"build/compiled: {len(files)} modules compiled with mypyc, {len(sources)} C kernel(s)")
 
 
 def main() -> None:

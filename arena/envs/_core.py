@@ -17,6 +17,8 @@ from arena.errors import ArenaError
 from arena.games.base import IllegalActionError
 
 __all__ = [
+    "ENCODE",
+    "ENCODE_INTO",
     "ENV_OPTIONS",
     "EnvConfigError",
     "EnvOptions",
@@ -109,6 +111,25 @@ def masks_to_array(masks: Sequence[int], bits: int) -> npt.NDArray[np.uint8]:
     raw = b"".join([mask.to_bytes(width, "little") for mask in masks])
     flat = np.unpackbits(np.frombuffer(raw, dtype=np.uint8), bitorder="little")
     return flat.reshape(len(masks), width * 8)[:, :bits]
+
+
+Encode = Callable[[tuple[int, ...], int, int, list[float] | None], tuple[FloatArray, MaskArray]]
+EncodeInto = Callable[[FloatArray, MaskArray, int, tuple[int, ...], int, list[float] | None], None]
+
+
+def _kernel() -> tuple[Encode | None, EncodeInto | None]:
+    """The C kernel's ``encode`` and ``encode_into`` (``_bitplanes.c``: the planes, the
+    tail and the legal ids written into new arrays in one call), where it is built:
+    in the compiled copy (tools/compiled.py).  Elsewhere (None, None): numpy calls
+    make the same arrays."""
+    try:
+        from arena.envs import _bitplanes
+    except ImportError:
+        return None, None
+    return _bitplanes.encode, _bitplanes.encode_into
+
+
+ENCODE, ENCODE_INTO = _kernel()
 
 
 def mask_ids(mask: int) -> list[int]:

@@ -12,6 +12,7 @@ from typing import Any, Final
 import numpy as np
 
 from arena.envs._core import (
+    ENCODE,
     EnvConfigError,
     EnvOptions,
     FloatArray,
@@ -224,13 +225,16 @@ class GinCore:
 
     def observe_masked(self, seat: int) -> tuple[FloatArray, MaskArray]:
         """The observation of ``seat`` and its action mask (all zeros if another seat is
-        to act): one int (the planes end to end, then the legal ids) turned into bits
-        by one numpy call, cast to float32 at once, and the tail's float32 bytes
-        (one struct call) written over its end.  Measured with timeit on a mid-hand
-        position (views and ids built): 4.2 us pure (4.0 compiled) where the bits
-        assigned into an empty array and the tail assigned as a list took 4.7 (4.5)."""
+        to act).  In the compiled copy the C kernel writes both arrays in one call
+        (``_core.ENCODE``): 0.8 us where the numpy calls below take 3.9 (timeit, a
+        mid-hand position, views and ids built).  Without it: one int (the planes end
+        to end, then the legal ids) turned into bits by one numpy call, cast to float32
+        at once, and the tail's float32 bytes (one struct call) written over its end."""
         planes = self.planes(seat)
-        bits = enc.packed(planes, self.legal_mask() if self.game.current_seat() == seat else 0)
+        legal = self.legal_mask() if self.game.current_seat() == seat else 0
+        if ENCODE is not None:
+            return ENCODE(planes, legal, self.num_actions, None if self.rlcard else self.tail(seat))
+        bits = enc.packed(planes, legal)
         cells = 52 * len(planes)  # 520, or 260 (RLCard's)
         size = (cells + self.num_actions + 7) // 8
         raw = np.frombuffer(bits.to_bytes(size, "little"), np.uint8)

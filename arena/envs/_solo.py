@@ -10,11 +10,11 @@ import random
 from collections.abc import Sequence
 from typing import Any, cast
 
-from arena.envs._core import GameCore, Opponent, normalise
+from arena.envs._core import EncodeInto, FloatArray, GameCore, MaskArray, Opponent, normalise
 from arena.envs._gin import TAIL_F32, GinCore
 from arena.games.gin_rummy import encoding as enc
 
-__all__ = ["Solo", "gin_batch", "step_games"]
+__all__ = ["Solo", "gin_batch", "gin_batch_into", "step_games"]
 
 
 class Solo:
@@ -116,3 +116,21 @@ def gin_batch(solos: list[Solo], size: int, rlcard: bool) -> tuple[bytes, bytes]
         if not rlcard:
             tails.append(TAIL_F32.pack(*core.tail(seat)))
     return b"".join(packed), b"".join(tails)
+
+
+def gin_batch_into(
+    solos: list[Solo],
+    observations: FloatArray,
+    masks: MaskArray,
+    rlcard: bool,
+    encode_into: EncodeInto,
+) -> None:
+    """Each Gin game's observation and mask written into its row of ``observations``
+    (games x cells) and ``masks`` by the C kernel (``_core.ENCODE_INTO``)."""
+    for row in range(len(solos)):
+        solo = solos[row]
+        core = cast(GinCore, solo.core)
+        seat = solo.seat
+        legal = core.legal_mask() if core.to_act() == seat else 0
+        tail = None if rlcard else core.tail(seat)
+        encode_into(observations, masks, row, core.planes(seat), legal, tail)

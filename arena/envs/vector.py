@@ -4,7 +4,8 @@ observations and masks as one batch array each (``gymnasium.make_vec``).
     envs = gymnasium.make_vec("arena/GinRummy-v0", num_envs=64, opponent="random")
     obs, infos = envs.reset(seed=1)          # obs (64, 587), infos["action_mask"] (64, 109)
 
-The planes and legal ids of every game are turned into arrays by one numpy call per step.  Episodes
+The planes and legal ids of every game are turned into arrays by one numpy call per step
+(in the compiled copy, by the C kernel's call per game into the batch arrays).  Episodes
 reset themselves on the step after they end (Gymnasium's ``NEXT_STEP`` autoreset):
 that step's action is ignored, its reward is 0 and it returns the new game's first
 observation.  Game ``i`` of ``reset(seed=s)`` plays match seed ``s + i``.
@@ -21,9 +22,9 @@ import numpy.typing as npt
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-from arena.envs._core import EnvConfigError, make_opponent
+from arena.envs._core import ENCODE_INTO, EnvConfigError, make_opponent
 from arena.envs._gin import ARENA_OBS, GinCore, gin_rules
-from arena.envs._solo import Solo, gin_batch, step_games
+from arena.envs._solo import Solo, gin_batch, gin_batch_into, step_games
 from arena.envs.gym import _gin_opponents
 
 __all__ = ["GinRummyVectorEnv"]
@@ -69,6 +70,7 @@ class GinRummyVectorEnv(VectorEnv[npt.NDArray[np.float32], npt.NDArray[np.int64]
         self.action_space = spaces.MultiDiscrete(np.full(num_envs, core.num_actions))
         self.render_mode = None
         self._num_actions = core.num_actions
+        self._obs_shape = shape
         self._seed: int | None = None
         self._autoreset = np.zeros(num_envs, dtype=bool)
         self._started = False
@@ -92,6 +94,12 @@ class GinRummyVectorEnv(VectorEnv[npt.NDArray[np.float32], npt.NDArray[np.int64]
 
     def _batch(self) -> tuple[npt.NDArray[np.float32], dict[str, Any]]:
         n = self.num_envs
+        if ENCODE_INTO is not None:  # the compiled copy's C kernel: a call per game
+            width = 5 * 52 if self.rlcard else ARENA_OBS
+            obs = np.empty((n, width), dtype=np.float32)
+            masks = np.empty((n, self._num_actions), dtype=np.int8)
+            gin_batch_into(self.solos, obs, masks, self.rlcard, ENCODE_INTO)
+            return obs.reshape(n, *self._obs_shape), {"action_mask": masks}
         cells = 52 * (5 if self.rlcard else 10)  # the planes, end to end, then the ids
         size = (cells + self._num_actions + 7) // 8
         packed, tails = gin_batch(self.solos, size, self.rlcard)
