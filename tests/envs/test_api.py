@@ -98,9 +98,8 @@ def test_render_ansi() -> None:
 
 @pytest.mark.parametrize("terminate_illegal", [False, True])
 def test_order_checks_are_pettingzoos(terminate_illegal: bool) -> None:
-    """env() is PettingZoo's OrderEnforcingWrapper (a subclass that reads a step's
-    attributes without its __getattr__): the same errors before reset, the same name,
-    the same attributes after."""
+    """env() is PettingZoo's OrderEnforcingWrapper (a subclass on a faster path once
+    reset): the same errors before reset, the same name, the same attributes after."""
     from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
     ours = gin_rummy_v0.env(terminate_illegal=terminate_illegal)
@@ -124,5 +123,9 @@ def test_order_checks_are_pettingzoos(terminate_illegal: bool) -> None:
     ours.step(int(np.flatnonzero(ours.observe(ours.agent_selection)["action_mask"])[0]))
     assert ours.agent_selection == inner.agent_selection
     assert ours.terminations is inner.terminations
-    ours.agent_selection = "set on the wrapper"  # shadows, as on PettingZoo's wrapper
-    assert ours.agent_selection == "set on the wrapper" != inner.agent_selection
+    # PettingZoo's wrapper would keep a copy that hides the env's value; ours refuses.
+    with pytest.raises(AttributeError, match="agent_selection is the wrapped environment's"):
+        ours.agent_selection = "set on the wrapper"
+    assert ours.agent_selection == inner.agent_selection
+    observation, _, terminated, _, _ = ours.last()
+    assert observation is not None and terminated == inner.terminations[inner.agent_selection]
