@@ -86,6 +86,8 @@ class GinCore:
         # a step both need the view and the legal ids): reset by every action.
         self._views: list[VisibleState | None] = [None, None]
         self._legal: int | None = None
+        # The pile's mask and indices, followed from position to position.
+        self._pile = enc.PileFacts()
 
     # -- the game --------------------------------------------------------------------
 
@@ -201,23 +203,26 @@ class GinCore:
     def planes(self, seat: int) -> tuple[int, ...]:
         """The observation's mask planes for ``seat`` (the batchable part)."""
         view = self.view(seat)
+        pile = self._pile.update(view.discard_pile)
         if self.rlcard:
             if self.game.summary is not None:
                 return (0, 0, 0, 0, 0)  # as RLCard's observation of a finished game
-            return enc.rlcard_planes(view)
-        return enc.view_planes(view, self.refused[1 - seat], self.discarded[1 - seat])
+            return enc.rlcard_planes(view, pile)
+        return enc.view_planes(view, self.refused[1 - seat], self.discarded[1 - seat], pile)
 
     def tail(self, seat: int) -> list[float]:
         """The observation's non-mask part (the pile order and the scalars)."""
         hand = self.game.hand
+        view = self.view(seat)
         return enc.tail(
             seat,
-            self.view(seat),
+            view,
             hand.dealer,
             hand.knock_limit,
             hand.doubled,
             hand.scores,
             self.target,
+            self._pile.update(view.discard_pile),
         )
 
     def observe(self, seat: int) -> FloatArray:

@@ -49,3 +49,30 @@ def test_a_bot_sees_what_the_environment_showed(options: dict[str, Any]) -> None
             compared += 1
             env.step(rng.choice(legal_ids(theirs["action_mask"])))
     assert compared > 500
+
+
+def test_pile_facts_follow_a_pile_as_if_built_anew() -> None:
+    """GinCore keeps one PileFacts and updates it position by position: whatever the
+    pile did in between (a card on top, the top taken, several moves, a new hand), the
+    facts are those of the pile read from scratch."""
+    from arena.cards import ALL_CARDS
+
+    rng = random.Random(11)
+    facts = enc.PileFacts()
+    pile: list[int] = []
+    for _ in range(3000):
+        move = rng.random()
+        free = [i for i in range(52) if i not in pile]
+        if move < 0.45 and free:
+            pile.append(rng.choice(free))
+        elif move < 0.8 and pile:
+            pile.pop()
+        elif move < 0.95 and pile and free:
+            pile[-1] = rng.choice(free)  # taken and another discarded: same size
+        else:
+            pile = rng.sample(range(52), rng.randrange(0, 8))  # a new hand
+        cards = tuple(ALL_CARDS[i] for i in pile)
+        assert facts.update(cards) is facts
+        fresh = enc.PileFacts.of(cards)
+        assert facts.indices == fresh.indices == pile
+        assert facts.mask == fresh.mask == sum(1 << i for i in pile)

@@ -75,6 +75,7 @@ __all__ = [
     "SCALARS",
     "SCALARS_AT",
     "OpponentMemory",
+    "PileFacts",
     "action_id",
     "arena_action",
     "legal_ids",
@@ -148,22 +149,58 @@ def rlcard_mask(mask: int) -> int:
     )
 
 
-def _pile_mask(pile: tuple[Card, ...]) -> int:
-    mask = 0
-    for card in pile:
-        mask |= 1 << card.index
-    return mask
+class PileFacts:
+    """The discard pile as the encoder reads it: its cards' mask and their indices,
+    bottom first.  ``update`` follows a pile from one position to the next (a card on
+    top, or the top card taken, at most): a card's ``index`` is an attribute lookup of
+    12-20 ns compiled, and the planes and the tail both read the whole pile."""
+
+    __slots__ = ("cards", "indices", "mask")
+
+    def __init__(self) -> None:
+        self.cards: tuple[Card, ...] = ()
+        self.mask = 0
+        self.indices: list[int] = []
+
+    @staticmethod
+    def of(pile: tuple[Card, ...]) -> PileFacts:
+        return PileFacts().update(pile)
+
+    def update(self, pile: tuple[Card, ...]) -> PileFacts:
+        """These facts for ``pile`` (self, changed if the pile did)."""
+        cards = self.cards
+        if pile == cards:  # identical cards: a C-level scan
+            return self
+        size = len(cards)
+        if len(pile) == size + 1 and pile[:size] == cards:
+            index = pile[size].index
+            self.mask |= 1 << index
+            self.indices.append(index)
+        elif len(pile) == size - 1 and pile == cards[: size - 1]:
+            self.mask &= ~(1 << self.indices.pop())
+        else:
+            indices = [card.index for card in pile]
+            mask = 0
+            for index in indices:
+                mask |= 1 << index
+            self.indices = indices
+            self.mask = mask
+        self.cards = pile
+        return self
 
 
-def view_planes(view: VisibleState, refused: int, discarded: int) -> tuple[int, ...]:
+def view_planes(
+    view: VisibleState, refused: int, discarded: int, pile: PileFacts
+) -> tuple[int, ...]:
     """The mask planes of ``PLANES`` for the seat whose view this is.
 
     ``refused`` and ``discarded`` are what the seat saw its opponent pass over (the
     top discard when he drew from the stock or passed) and discard, this hand: facts
-    the view does not keep, tracked by whoever drives the hand."""
-    pile = view.discard_pile
-    pile_mask = _pile_mask(pile)
-    top = 1 << pile[-1].index if pile else 0
+    the view does not keep, tracked by whoever drives the hand.  ``pile`` is
+    ``PileFacts`` of the view's discard pile."""
+    indices = pile.indices
+    pile_mask = pile.mask
+    top = 1 << indices[-1] if indices else 0
     melds = unmatched = 0
     knock = view.knock
     if knock is not None:
@@ -196,18 +233,20 @@ def tail(
     doubled: bool,
     scores: Sequence[int],
     target: int,
+    pile: PileFacts,
 ) -> list[float]:
     """The observation after its mask planes: the pile order plane (52 values) and the
-    ``SCALARS`` numbers (docs/ENVS.md), for ``seat`` whose view this is."""
+    ``SCALARS`` numbers (docs/ENVS.md), for ``seat`` whose view this is; ``pile`` is
+    ``PileFacts`` of the view's discard pile."""
     # Written for mypyc (a step's observation calls it): item by item, no zip, slice
     # assignment, dict of enums or min(), each a generic call there.
-    pile = view.discard_pile
-    count = len(pile)
+    indices = pile.indices
+    count = len(indices)
     out = [0.0] * (52 + SCALARS)
     if count:
         order = _PILE_ORDER[count]
         for position in range(count):
-            out[pile[position].index] = order[position]
+            out[indices[position]] = order[position]
     phase = view.phase
     if phase is Phase.FIRST_UPCARD:
         out[52] = 1.0
@@ -286,7 +325,8 @@ def _visible(observation: GinObservation) -> VisibleState:
 
 def observation_planes(observation: GinObservation, memory: OpponentMemory) -> tuple[int, ...]:
     """``view_planes`` of a bot's observation (``memory`` has seen the hand's events)."""
-    return view_planes(_visible(observation), memory.refused, memory.discarded)
+    view = _visible(observation)
+    return view_planes(view, memory.refused, memory.discarded, PileFacts.of(view.discard_pile))
 
 
 def observation_tail(observation: GinObservation, target: int) -> list[float]:
@@ -299,6 +339,7 @@ def observation_tail(observation: GinObservation, target: int) -> list[float]:
         observation.doubled,
         observation.scores,
         target,
+        PileFacts.of(observation.discard_pile),
     )
 
 
@@ -311,12 +352,12 @@ def packed(planes: tuple[int, ...], legal: int) -> int:
     return bits
 
 
-def rlcard_planes(view: VisibleState) -> tuple[int, int, int, int, int]:
+def rlcard_planes(view: VisibleState, pile: PileFacts) -> tuple[int, int, int, int, int]:
     """RLCard's five planes (hand, top discard, dead cards, opponent known, unknown),
-    as masks in RLCard's card order."""
-    pile = view.discard_pile
-    pile_mask = _pile_mask(pile)
-    top = 1 << pile[-1].index if pile else 0
+    as masks in RLCard's card order; ``pile`` is ``PileFacts`` of the view's pile."""
+    indices = pile.indices
+    pile_mask = pile.mask
+    top = 1 << indices[-1] if indices else 0
     hand = view.hand
     known = view.opponent_known
     unknown = ALL_BITS & ~(hand | pile_mask | known)
