@@ -178,8 +178,8 @@ encode(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return pair;
 }
 
-/* A C-contiguous, writable 2-D array of type, with row < its rows and at least
-   columns columns. */
+/* Row row of a C-contiguous, writable 2-D array of type with exactly columns
+   columns (a row past its rows, or a negative one, is refused). */
 static char *
 row_of(PyObject *array, int type, Py_ssize_t row, Py_ssize_t columns, const char *name)
 {

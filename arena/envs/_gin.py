@@ -132,6 +132,10 @@ class GinCore:
             self._legal = legal
         return legal
 
+    def legal_mask_of(self, seat: int) -> int:
+        """``seat``'s legal ids: the legal mask if it is to act, else none."""
+        return self.legal_mask() if self.game.current_seat() == seat else 0
+
     def action_of(self, ident: int) -> Action:
         hand = self.game.hand
         return enc.rlcard_action(hand, ident) if self.rlcard else enc.arena_action(hand, ident)
@@ -236,7 +240,7 @@ class GinCore:
         to end, then the legal ids) turned into bits by one numpy call, cast to float32
         at once, and the tail's float32 bytes (one struct call) written over its end."""
         planes = self.planes(seat)
-        legal = self.legal_mask() if self.game.current_seat() == seat else 0
+        legal = self.legal_mask_of(seat)
         if ENCODE is not None:
             return ENCODE(planes, legal, self.num_actions, None if self.rlcard else self.tail(seat))
         bits = enc.packed(planes, legal)

@@ -111,7 +111,7 @@ def gin_batch(solos: list[Solo], size: int, rlcard: bool) -> tuple[bytes, bytes]
     for solo in solos:
         core = cast(GinCore, solo.core)
         seat = solo.seat
-        legal = core.legal_mask() if core.to_act() == seat else 0
+        legal = core.legal_mask_of(seat)
         packed.append(enc.packed(core.planes(seat), legal).to_bytes(size, "little"))
         if not rlcard:
             tails.append(TAIL_F32.pack(*core.tail(seat)))
@@ -131,6 +131,6 @@ def gin_batch_into(
         solo = solos[row]
         core = cast(GinCore, solo.core)
         seat = solo.seat
-        legal = core.legal_mask() if core.to_act() == seat else 0
+        legal = core.legal_mask_of(seat)
         tail = None if rlcard else core.tail(seat)
         encode_into(observations, masks, row, core.planes(seat), legal, tail)
