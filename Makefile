@@ -138,6 +138,7 @@ bench: $(STAMP) $(REFERENCE_STAMP)
 	$(BIN)/python benchmarks/bench_dask.py
 	$(BIN)/python benchmarks/bench_strong.py
 	$(BIN)/python benchmarks/bench_reference_bots.py --games 400 --hands 2000 --rummy-games 480
+	$(BIN)/python benchmarks/bench_race.py
 	$(BIN)/python benchmarks/bench_fuzz.py
 	$(BIN)/python benchmarks/bench_web.py
 	$(BIN)/python benchmarks/bench_upload_memory.py

@@ -29,6 +29,11 @@ QUICK = [
     ("bench_jail.py", ["--quick"], "Python bot, ready: ms to start"),
     ("bench_service.py", ["--quick"], "with 20 API readers"),
     ("bench_cold_ladder.py", ["--quick"], "CPU kit / bare"),
+    (
+        "bench_race.py",
+        ["--deals", "4", "--policies", "simple,search-prior,search,peek-2"],
+        "races won vs openspiel-simple",
+    ),
 ]
 
 
