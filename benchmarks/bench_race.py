@@ -6,9 +6,9 @@ Against a bot that knocks as soon as it may and never lays off (OpenSpiel's simp
 bot), a hand is a race to the first knock: which seat first holds ten cards with
 deadwood at or below the knock limit.  This measures that race without the other
 seat: each deal gives a seat ten cards, ten more are dealt away unseen and one is
-turned up; the seat then draws from the stock only and discards, a turn at a time,
-until the ten cards it keeps are knockable, or until 15 draws pass (about a seat's
-share of the stock before the wall).  Every policy plays the same deals, so the
+turned up (the seat passes it); the seat then draws from the stock only and discards,
+a turn at a time, until the ten cards it keeps are knockable, or until 15 draws pass
+(about a seat's share of the stock before the wall).  Every policy plays the same deals, so the
 columns compare like with like.
 
 Columns: mean draws to a knockable hand (a race never won counts 16); the share of
@@ -40,7 +40,7 @@ from collections.abc import Callable, Sequence
 from tables import print_table  # benchmarks/tables.py: scripts run from their folder
 
 from arena.cards import Card, CardSet, best_arrangement, deadwood_of_mask, shuffled_deck
-from arena.games.gin_rummy import DRAW_STOCK, Action, Discard, GinObservation, Phase
+from arena.games.gin_rummy import DRAW_STOCK, PASS, Action, Discard, GinObservation, Phase
 from arena.policies import SimpleGinPolicy
 from arena.policies.search_gin import Objective, SearchParams, SearchPolicy
 
@@ -66,30 +66,22 @@ def peeking(known: int) -> Callable[[int, list[int], list[int]], int]:
     """A seat that sees the next ``known`` stock cards: the discard after which a
     knockable hand comes in the fewest draws of those, then the least deadwood."""
 
-    def soonest(hand11: int, upcoming: Sequence[int], depth: int) -> tuple[int, int]:
-        best = (NEVER, 999)
-        for index in _indices(hand11):
-            kept = hand11 & ~(1 << index)
-            dead = deadwood_of_mask(kept)
-            if dead <= LIMIT:
-                return (depth, dead)
-            if upcoming:
-                outcome = soonest(kept | 1 << upcoming[0], upcoming[1:], depth + 1)
-            else:
-                outcome = (NEVER, dead)
-            best = min(best, outcome)
-        return best
+    def after(kept: int, upcoming: Sequence[int], depth: int) -> tuple[int, int]:
+        """(draws from now, deadwood) when the ten cards ``kept``, ``depth`` draws from
+        now, first become knockable on the cards seen, each discard the best."""
+        dead = deadwood_of_mask(kept)
+        if dead <= LIMIT:
+            return (depth, dead)
+        if not upcoming:
+            return (NEVER, dead)
+        grown = kept | 1 << upcoming[0]
+        return min(after(grown & ~(1 << i), upcoming[1:], depth + 1) for i in _indices(grown))
 
     def racer(hand: int, pile: list[int], stock: list[int]) -> int:
         upcoming = stock[::-1][:known]  # the top of the stock is its last card
         return min(
             _indices(hand),
-            key=lambda i: (
-                soonest((hand & ~(1 << i)) | 1 << upcoming[0], upcoming[1:], 1)
-                if upcoming
-                else (NEVER, deadwood_of_mask(hand & ~(1 << i))),
-                -min(10, i % 13 + 1),
-            ),
+            key=lambda i: (after(hand & ~(1 << i), upcoming, 0), -min(10, i % 13 + 1)),
         )
 
     return racer
@@ -123,6 +115,12 @@ class _AsSeat:
             hand_number=1,
         )
 
+    def pass_upcard(self, hand: int, pile: list[int], stock: int) -> None:
+        """The hand's first decision: the seat (not the dealer) passes the upcard, as
+        in a hand, so that no policy takes it for the other seat's discard."""
+        observation = self.observe(Phase.FIRST_UPCARD, hand, pile, stock)
+        assert self.policy(observation, [PASS], self.rng) is PASS
+
     def draw(self, hand: int, pile: list[int], stock: int) -> None:
         action = self.policy(self.observe(Phase.DRAW, hand, pile, stock), [DRAW_STOCK], self.rng)
         assert action is DRAW_STOCK
@@ -141,6 +139,8 @@ def race(name: str, seed: int) -> int:
     pile = [deck[20]]  # deck[10:20] is the other seat's, out of play
     stock = deck[21:]  # drawn from the end
     seat = _seat(name)
+    if isinstance(seat, _AsSeat):
+        seat.pass_upcard(hand, pile, len(stock))
     for draws in range(1, DRAWS + 1):
         if isinstance(seat, _AsSeat):
             seat.draw(hand, pile, len(stock))

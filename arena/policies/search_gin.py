@@ -185,26 +185,26 @@ charged by its value (6 + k x value points): k = 1 -1.36 +- 0.55 points a hand, 
 Seventh round: the race alone (``benchmarks/bench_race.py``: solitaire races on the same
 1,000 deals, a seat drawing from the stock until its ten cards are knockable; the share
 of races won against OpenSpiel's simple bot's rule, the two counts of draws taken as
-independent).  That rule wins half; the prior of before this round 52.5%; a seat that
-sees the next stock card 52.4%, and the next two 57.0% (each discard the one after which
-those cards make the hand knockable soonest).  So the hand objective now re-ranks the
+independent). That rule wins half; the prior of before this round 52.3%; a seat that
+sees the next stock card 53.5%, and the next two 58.3% (each discard the one after which
+those cards make the hand knockable soonest). So the hand objective now re-ranks the
 prior's three best discards by their value two draws ahead (``_Prior.two_ahead``: each
 card the next draw may bring, then the best of the three discards leaving the least
 deadwood, valued by ``future``) before the best two are played out: the prior so
-re-ranked wins 53.2% of those races.  On OpenSpiel's game (2,000 hands a set) that is
+re-ranked wins 53.2% of those races. On OpenSpiel's game (2,000 hands a set) that is
 within the noise: 57.4% of decided hands on the validation decks (seed 5001; was 56.8%,
 +0.6 +- 1.2 paired by deal), 55.2% on the untouched ones (9001; was 54.8%), 58.1% on the
-tuning decks (1; was 58.5%).  The game adds about four points to the race (the discards
-taken and denied), so 60% of OpenSpiel's hands would need a race of about 56%, nearly
-what the seat that sees two stock cards ahead wins.  What did not help: the same look
-for the draw (the upcard taken when the hand it leaves, valued one draw ahead, beats the
-stock's value two draws ahead) -0.05 +- 1.0; five discards re-ranked and none played out
--2.4 +- 2.1 (1,000 hands); for points, the two-draw look +0.01 +- 0.39 points a hand
-(single hands against ``simple``, 1,452 deals), so the game objective keeps its prior.
-On the prior alone (no charge for feeding the opponent, 600 deals): three draws ahead,
-the first draw sampled (ten cards), won 52.8% of races where two draws won 55.5%; a
-learned value (a small network fitted to the draws still needed from 244,000 afterstates
-of the prior's races) raced slower than the prior, 11.8 draws to 10.3.
+tuning decks (1; was 58.5%). The game adds about four points to the race (the discards
+taken and denied), so 60% of OpenSpiel's hands would need a race of about 56%, between
+what the seats that see one and two stock cards ahead win. What did not help: the same
+look for the draw (the upcard taken when the hand it leaves, valued one draw ahead,
+beats the stock's value two draws ahead) -0.05 +- 1.0; five discards re-ranked and none
+played out -2.4 +- 2.1 (1,000 hands); for points, the two-draw look +0.01 +- 0.39 points
+a hand (single hands against ``simple``, 1,452 deals), so the game objective keeps its
+prior. On the prior alone (no charge for feeding the opponent, 600 deals): three draws
+ahead, the first draw sampled (ten cards), won 52.8% of races where two draws won 55.5%;
+a learned value (a small network fitted to the draws still needed from 244,000
+afterstates of the prior's races) raced slower than the prior, 11.8 draws to 10.3.
 
 Playouts use the engine's meld logic: ``deadwood_of_mask`` for every deadwood,
 ``best_arrangement`` for a playout knocker's melds (the arrangement the engine
