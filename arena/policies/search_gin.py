@@ -718,7 +718,7 @@ class _Prior:
     sampler deals from, with a knockable hand's deadwood weighed as the objective's
     tuning says (``knock_bonus``, ``knockable_slope``)."""
 
-    __slots__ = ("acache", "draws", "fcache", "hand", "limit", "p_opp", "phi")
+    __slots__ = ("draws", "fcache", "hand", "limit", "p_opp", "phi")
 
     def __init__(
         self, observation: GinObservation, weights: dict[int, float], tuning: _Tuning
@@ -749,7 +749,6 @@ class _Prior:
         self.phi = phi
         self.limit = limit
         self.fcache: dict[int, float] = {}
-        self.acache: dict[int, float] = {}
         if len(_DEADWOOD) > _DEADWOOD_BOUND:
             _DEADWOOD.clear()
 
@@ -797,10 +796,8 @@ class _Prior:
         """Expected value of a 10-card hand after two more draws from the stock: each
         card the next draw may bring, then the best of the ``_AHEAD_DISCARDS`` discards
         leaving the least deadwood, valued by ``future`` (a hand knockable after the
-        first draw at its own worth: it knocks)."""
-        cached = self.acache.get(hand)
-        if cached is not None:
-            return cached
+        first draw at its own worth: it knocks).  Not cached: a decision asks it of a
+        few hands, once each."""
         deadwood = self.deadwood
         phi = self.phi
         limit = self.limit
@@ -822,7 +819,6 @@ class _Prior:
             total += p * best
         if not self.draws:
             total = self.future(hand)
-        self.acache[hand] = total
         return total
 
     def danger(self, index: int) -> float:
@@ -1051,7 +1047,7 @@ class SearchPolicy:
             # judge discards worse than the prior does (measured), so the prior decides;
             # for hands won, they choose between its best few (measured better).
             tuning = _TUNING[self.params.objective]
-            if tuning.looked_ahead > 1:
+            if tuning.looked_ahead:
                 ahead = ranked[: tuning.looked_ahead]
                 ahead.sort(
                     key=lambda d: (
