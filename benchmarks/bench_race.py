@@ -53,7 +53,7 @@ def _indices(mask: int) -> list[int]:
     return [i for i in range(52) if mask >> i & 1]
 
 
-def openspiel_simple(hand: int, pile: list[int]) -> int:
+def openspiel_simple(hand: int) -> int:
     """OpenSpiel's simple bot: the unmatched card worth the most (ties: the highest)."""
     melded = 0
     for meld in best_arrangement(CardSet(hand)).melds:
@@ -62,7 +62,7 @@ def openspiel_simple(hand: int, pile: list[int]) -> int:
     return max(_indices(unmatched), key=lambda i: (min(10, i % 13 + 1), i % 13, i))
 
 
-def peeking(known: int) -> Callable[[int, list[int], list[int]], int]:
+def peeking(known: int) -> Callable[[int, list[int]], int]:
     """A seat that sees the next ``known`` stock cards: the discard after which a
     knockable hand comes in the fewest draws of those, then the least deadwood."""
 
@@ -77,14 +77,30 @@ def peeking(known: int) -> Callable[[int, list[int], list[int]], int]:
         grown = kept | 1 << upcoming[0]
         return min(after(grown & ~(1 << i), upcoming[1:], depth + 1) for i in _indices(grown))
 
-    def racer(hand: int, pile: list[int], stock: list[int]) -> int:
+    def discard(hand: int, stock: list[int]) -> int:
         upcoming = stock[::-1][:known]  # the top of the stock is its last card
         return min(
             _indices(hand),
             key=lambda i: (after(hand & ~(1 << i), upcoming, 0), -min(10, i % 13 + 1)),
         )
 
-    return racer
+    return discard
+
+
+class _Rule:
+    """A discard rule in a race: it is asked nothing but which card to discard."""
+
+    def __init__(self, choose: Callable[[int, list[int]], int]) -> None:
+        self.choose = choose  # (eleven cards, the stock) -> the card discarded
+
+    def pass_upcard(self, hand: int, pile: list[int], stock: list[int]) -> None:
+        pass
+
+    def draw(self, hand: int, pile: list[int], stock: list[int]) -> None:
+        pass
+
+    def discard(self, hand: int, pile: list[int], stock: list[int]) -> int:
+        return self.choose(hand, stock)
 
 
 class _AsSeat:
@@ -95,7 +111,7 @@ class _AsSeat:
         self.policy = policy
         self.rng = random.Random(0)
 
-    def observe(self, phase: Phase, hand: int, pile: list[int], stock: int) -> GinObservation:
+    def observe(self, phase: Phase, hand: int, pile: list[int], stock: list[int]) -> GinObservation:
         return GinObservation(
             seat=0,
             dealer=1,
@@ -103,7 +119,7 @@ class _AsSeat:
             to_act=0,
             hand=CardSet(hand),
             discard_pile=tuple(Card(i) for i in pile),
-            stock_size=stock,
+            stock_size=len(stock),
             opponent_hand_size=10,
             opponent_known=CardSet(0),
             own_known=CardSet(0),
@@ -115,17 +131,17 @@ class _AsSeat:
             hand_number=1,
         )
 
-    def pass_upcard(self, hand: int, pile: list[int], stock: int) -> None:
+    def pass_upcard(self, hand: int, pile: list[int], stock: list[int]) -> None:
         """The hand's first decision: the seat (not the dealer) passes the upcard, as
         in a hand, so that no policy takes it for the other seat's discard."""
         observation = self.observe(Phase.FIRST_UPCARD, hand, pile, stock)
         assert self.policy(observation, [PASS], self.rng) is PASS
 
-    def draw(self, hand: int, pile: list[int], stock: int) -> None:
+    def draw(self, hand: int, pile: list[int], stock: list[int]) -> None:
         action = self.policy(self.observe(Phase.DRAW, hand, pile, stock), [DRAW_STOCK], self.rng)
         assert action is DRAW_STOCK
 
-    def discard(self, hand: int, pile: list[int], stock: int) -> int:
+    def discard(self, hand: int, pile: list[int], stock: list[int]) -> int:
         legal: list[Action] = [Discard(Card(i)) for i in _indices(hand)]
         action = self.policy(self.observe(Phase.DISCARD, hand, pile, stock), legal, self.rng)
         assert isinstance(action, Discard)
@@ -139,16 +155,11 @@ def race(name: str, seed: int) -> int:
     pile = [deck[20]]  # deck[10:20] is the other seat's, out of play
     stock = deck[21:]  # drawn from the end
     seat = _seat(name)
-    if isinstance(seat, _AsSeat):
-        seat.pass_upcard(hand, pile, len(stock))
+    seat.pass_upcard(hand, pile, stock)
     for draws in range(1, DRAWS + 1):
-        if isinstance(seat, _AsSeat):
-            seat.draw(hand, pile, len(stock))
+        seat.draw(hand, pile, stock)
         hand |= 1 << stock.pop()
-        if isinstance(seat, _AsSeat):
-            card = seat.discard(hand, pile, len(stock))
-        else:
-            card = seat(hand, pile, stock)
+        card = seat.discard(hand, pile, stock)
         hand &= ~(1 << card)
         pile.append(card)
         if deadwood_of_mask(hand) <= LIMIT:
@@ -156,18 +167,18 @@ def race(name: str, seed: int) -> int:
     return NEVER
 
 
-def _seat(name: str) -> _AsSeat | Callable[[int, list[int], list[int]], int]:
+def _seat(name: str) -> _AsSeat | _Rule:
+    """A fresh seat for one deal (a project policy remembers its hand)."""
     if name == "openspiel-simple":
-        return lambda hand, pile, stock: openspiel_simple(hand, pile)
-    if name.startswith("peek-"):
-        return peeking(int(name.removeprefix("peek-")))
+        return _Rule(lambda hand, stock: openspiel_simple(hand))
+    if name in ("peek-1", "peek-2"):
+        return _Rule(peeking(int(name.removeprefix("peek-"))))
     if name == "simple":
         return _AsSeat(SimpleGinPolicy())
     if name == "search-prior":
         return _AsSeat(SearchPolicy(SearchParams(playouts=1, objective=Objective.HAND)))
-    if name == "search":
-        return _AsSeat(SearchPolicy(SearchParams(objective=Objective.HAND)))
-    raise SystemExit(f"unknown policy {name!r}: choose from {', '.join(POLICIES)}")
+    assert name == "search", name
+    return _AsSeat(SearchPolicy(SearchParams(objective=Objective.HAND)))
 
 
 POLICIES = ("openspiel-simple", "simple", "search-prior", "search", "peek-1", "peek-2")
@@ -190,15 +201,23 @@ def share_first(mine: Sequence[int], theirs: Sequence[int]) -> float:
     return (won + tied / 2) / (won + tied + lost)
 
 
+def positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
+    return value
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--deals", type=int, default=1000)
+    parser.add_argument("--deals", type=positive_int, default=1000)
     parser.add_argument("--seed", type=int, default=1, help="first deal seed")
     parser.add_argument("--policies", default="openspiel-simple,simple,search-prior,peek-1,peek-2")
     args = parser.parse_args(argv)
     names = [name.strip() for name in args.policies.split(",") if name.strip()]
-    for name in names:
-        _seat(name)  # an unknown name is refused before any deal is played
+    unknown = [name for name in names if name not in POLICIES]
+    if unknown:
+        parser.error(f"unknown policy {', '.join(unknown)}: choose from {', '.join(POLICIES)}")
     if "openspiel-simple" not in names:
         names.insert(0, "openspiel-simple")
     seeds = range(args.seed, args.seed + args.deals)

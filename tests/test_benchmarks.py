@@ -50,3 +50,24 @@ def test_a_quick_benchmark_runs_to_its_table(
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert last_table in done.stdout, done.stdout[-3000:]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--policies", "simple,peek-9"], "unknown policy peek-9: choose from openspiel-simple"),
+        (["--deals", "0"], "--deals: must be 1 or more, got 0"),
+    ],
+)
+def test_the_race_benchmark_refuses_bad_arguments_before_any_deal(
+    args: list[str], message: str, tmp_path: Path
+) -> None:
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "bench_race.py"), *args],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and message in done.stderr, done.stderr
+    assert "Solitaire races" not in done.stdout
