@@ -831,8 +831,12 @@ class _Prior:
                 none *= 1.0 - pa * p_opp[b]
         return 1.0 - none
 
-    def discard_score(self, hand11: int, index: int) -> float:
-        return self.future(hand11 & ~(1 << index)) + _DANGER_WEIGHT * self.danger(index)
+    def discard_score(self, hand11: int, index: int, draws: int = 1) -> float:
+        """What discarding ``index`` from ``hand11`` is worth (less is better): the hand
+        left valued ``draws`` (1 or 2) draws ahead, plus the charge for feeding him."""
+        kept = hand11 & ~(1 << index)
+        value = self.future(kept) if draws == 1 else self.two_ahead(kept)
+        return value + _DANGER_WEIGHT * self.danger(index)
 
     def blind(self, hand: int) -> float:
         """What a draw from the stock is worth to a 10-card hand: its value after one
@@ -1049,12 +1053,7 @@ class SearchPolicy:
             tuning = _TUNING[self.params.objective]
             if tuning.looked_ahead:
                 ahead = ranked[: tuning.looked_ahead]
-                ahead.sort(
-                    key=lambda d: (
-                        prior.two_ahead(hand & ~d.card.mask)
-                        + _DANGER_WEIGHT * prior.danger(d.card.index)
-                    )
-                )
+                ahead.sort(key=lambda d: prior.discard_score(hand, d.card.index, draws=2))
                 ranked[: tuning.looked_ahead] = ahead
             return list[Action](ranked[: tuning.searched_discards])
         out.extend(ranked[: self.params.candidates])
