@@ -13,6 +13,7 @@ observation.  Game ``i`` of ``reset(seed=s)`` plays match seed ``s + i``.
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Any
 
@@ -95,8 +96,7 @@ class GinRummyVectorEnv(VectorEnv[npt.NDArray[np.float32], npt.NDArray[np.int64]
     def _batch(self) -> tuple[npt.NDArray[np.float32], dict[str, Any]]:
         n = self.num_envs
         if ENCODE_INTO is not None:  # the compiled copy's C kernel: a call per game
-            width = 5 * 52 if self.rlcard else ARENA_OBS
-            obs = np.empty((n, width), dtype=np.float32)
+            obs = np.empty((n, math.prod(self._obs_shape)), dtype=np.float32)
             masks = np.empty((n, self._num_actions), dtype=np.int8)
             gin_batch_into(self.solos, obs, masks, self.rlcard, ENCODE_INTO)
             return obs.reshape(n, *self._obs_shape), {"action_mask": masks}
